@@ -2,34 +2,63 @@ package io.github.magalloc;
 
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocatorMetric;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
-import io.netty.buffer.UnpooledDirectByteBuf;
-import io.netty.buffer.UnpooledHeapByteBuf;
 
 /**
- * SCAFFOLDING ONLY: the public signature of magalloc's allocator, so that the benchmark and end-to-end modules can be
- * written in parallel. The pooled implementation replaces this class; nothing here is pooled yet.
+ * A pooled {@link io.netty.buffer.ByteBufAllocator}: thread-local magazines of size-classed chunks with lock-free,
+ * atomic-free allocation and owner release, a byte-budgeted slab reuse pool, adaptive large chunks and unpooled
+ * huge buffers. A drop-in replacement for Netty's pooled and adaptive allocators:
+ *
+ * <pre>{@code
+ * ServerBootstrap b = new ServerBootstrap()
+ *     .option(ChannelOption.ALLOCATOR, MagazineByteBufAllocator.DEFAULT)
+ *     .childOption(ChannelOption.ALLOCATOR, MagazineByteBufAllocator.DEFAULT);
+ * }</pre>
+ *
+ * <p>Event-loop threads ({@code FastThreadLocalThread}s that clean up their thread locals) get a magazine of their
+ * own; other threads share a few striped magazines unless they {@link #attachCurrentThread() opt in}. See
+ * {@code docs/design.md} for how it works and {@code docs/tuning.md} for the settings.
  */
 public final class MagazineByteBufAllocator extends AbstractByteBufAllocator implements ByteBufAllocatorMetricProvider {
     public static final MagazineByteBufAllocator DEFAULT = new MagazineByteBufAllocator();
 
+    private final MagazineAllocatorConfig config;
+    private final MemoryPool heap;
+    private final MemoryPool direct;
+    private final MagazineByteBufAllocatorMetric metric;
+
     public MagazineByteBufAllocator() {
-        this(true);
+        this(MagazineAllocatorConfig.DEFAULT_PREFER_DIRECT);
     }
 
     public MagazineByteBufAllocator(boolean preferDirect) {
-        super(preferDirect);
+        this(builder().preferDirect(preferDirect).config());
+    }
+
+    MagazineByteBufAllocator(MagazineAllocatorConfig config) {
+        super(config.preferDirect());
+        this.config = config;
+        this.heap = new MemoryPool(this, false, config);
+        this.direct = new MemoryPool(this, true, config);
+        this.metric = new MagazineByteBufAllocatorMetric(heap, direct);
+    }
+
+    public static MagazineAllocatorConfig.Builder builder() {
+        return new MagazineAllocatorConfig.Builder();
+    }
+
+    public MagazineAllocatorConfig config() {
+        return config;
     }
 
     @Override
     protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-        return new UnpooledHeapByteBuf(this, initialCapacity, maxCapacity);
+        return toLeakAwareBuffer(heap.allocate(initialCapacity, maxCapacity));
     }
 
     @Override
     protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-        return new UnpooledDirectByteBuf(this, initialCapacity, maxCapacity);
+        return toLeakAwareBuffer(direct.allocate(initialCapacity, maxCapacity));
     }
 
     @Override
@@ -37,22 +66,38 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
         return true;
     }
 
-    /** Gives back memory that is pooled but free. */
+    /**
+     * Gives back memory that is pooled but free: empty slabs in the reuse pools go back to the system at once,
+     * shared magazines return their empty chunks now, and each thread-local magazine returns its empty chunks at
+     * its next refill. Also hands over the magazines of threads that died without cleaning up.
+     */
     public void trim() {
+        heap.trim();
+        direct.trim();
+    }
+
+    /**
+     * Gives the calling thread a magazine of its own, as event-loop threads have; for long-lived worker threads
+     * that allocate a lot. Undo with {@link #detachCurrentThread()}; a thread that dies attached has its magazine
+     * handed over when the allocator next notices (a new thread magazine or {@link #trim()}).
+     */
+    public void attachCurrentThread() {
+        heap.attachCurrentThread();
+        direct.attachCurrentThread();
+    }
+
+    /** Hands the calling thread's magazine, if any, to a shared one; live buffers stay valid. */
+    public void detachCurrentThread() {
+        heap.detachCurrentThread();
+        direct.detachCurrentThread();
     }
 
     @Override
-    public ByteBufAllocatorMetric metric() {
-        return new ByteBufAllocatorMetric() {
-            @Override
-            public long usedHeapMemory() {
-                return 0;
-            }
+    public MagazineByteBufAllocatorMetric metric() {
+        return metric;
+    }
 
-            @Override
-            public long usedDirectMemory() {
-                return 0;
-            }
-        };
+    MemoryPool pool(boolean isDirect) {
+        return isDirect ? direct : heap;
     }
 }

@@ -1,0 +1,93 @@
+package io.github.magalloc;
+
+import io.netty.buffer.ByteBufAllocatorMetric;
+
+/**
+ * What a {@link MagazineByteBufAllocator} holds. Reads are snapshots of counters kept on cold paths, so they cost
+ * the allocation path nothing and may be slightly out of date under concurrent use.
+ */
+public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMetric {
+    private final MemoryPool heap;
+    private final MemoryPool direct;
+
+    MagazineByteBufAllocatorMetric(MemoryPool heap, MemoryPool direct) {
+        this.heap = heap;
+        this.direct = direct;
+    }
+
+    /** Heap bytes held from the JVM: chunks in use, empty slabs kept for reuse, and huge buffers. */
+    @Override
+    public long usedHeapMemory() {
+        return heap.metrics.reservedBytes.get();
+    }
+
+    /** Direct bytes held from the system: chunks in use, empty slabs kept for reuse, and huge buffers. */
+    @Override
+    public long usedDirectMemory() {
+        return direct.metrics.reservedBytes.get();
+    }
+
+    /** Bytes of empty slabs waiting in the reuse pool (pooled but free). */
+    public long pooledFreeMemory(boolean isDirect) {
+        return pool(isDirect).slabs.pooledBytes();
+    }
+
+    /** Bytes of buffers above the pooling limit that are alive. */
+    public long hugeMemory(boolean isDirect) {
+        return pool(isDirect).metrics.hugeBytes.get();
+    }
+
+    /** The reuse pool's byte budget per memory type. */
+    public long reuseBudget() {
+        return heap.slabs.budget();
+    }
+
+    public int sizeClassCount() {
+        return SizeClasses.COUNT;
+    }
+
+    /** Segment size of size class {@code index}, {@code 0 <= index < sizeClassCount()}. */
+    public int sizeClassSize(int index) {
+        return SizeClasses.sizeOf(index);
+    }
+
+    /** Chunks of size class {@code index} alive now (current, partly used, or full). */
+    public long activeChunks(boolean isDirect, int index) {
+        return pool(isDirect).metrics.activeChunks(index);
+    }
+
+    /** Chunks of size class {@code index} created since the allocator started. */
+    public long chunksCreated(boolean isDirect, int index) {
+        return pool(isDirect).metrics.chunksCreated(index);
+    }
+
+    /** Slabs taken from the system since the allocator started (a slow-path counter). */
+    public long slabsAllocated(boolean isDirect) {
+        return pool(isDirect).metrics.slabsAllocated.get();
+    }
+
+    /** Slabs given back to the system since the allocator started. */
+    public long slabsFreed(boolean isDirect) {
+        return pool(isDirect).metrics.slabsFreed.get();
+    }
+
+    public int threadLocalMagazines(boolean isDirect) {
+        return pool(isDirect).liveThreadMagazineCount();
+    }
+
+    public int sharedMagazines() {
+        return heap.sharedMagazineCount();
+    }
+
+    private MemoryPool pool(boolean isDirect) {
+        return isDirect ? direct : heap;
+    }
+
+    @Override
+    public String toString() {
+        return "MagazineByteBufAllocatorMetric{usedHeapMemory=" + usedHeapMemory()
+            + ", usedDirectMemory=" + usedDirectMemory()
+            + ", pooledFreeHeap=" + pooledFreeMemory(false) + ", pooledFreeDirect=" + pooledFreeMemory(true)
+            + ", threadLocalMagazines=" + threadLocalMagazines(true) + '}';
+    }
+}

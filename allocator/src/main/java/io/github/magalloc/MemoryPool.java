@@ -1,0 +1,332 @@
+package io.github.magalloc;
+
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.internal.PlatformDependent;
+import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Everything magalloc keeps for one kind of memory (heap or direct): the magazines, the slab reuse pool, spare
+ * buffer objects and the counters. Decides which magazine serves the calling thread:
+ * <ul>
+ *   <li>a thread-local magazine for {@link FastThreadLocalThread}s that clean up their thread locals (event
+ *       loops), for threads that opted in, and for every thread when so configured;</li>
+ *   <li>otherwise one of a few shared, striped magazines, each behind its own lock.</li>
+ * </ul>
+ */
+final class MemoryPool {
+    final MagazineByteBufAllocator allocator;
+    final boolean direct;
+    final boolean debug;
+    final PoolMetrics metrics = new PoolMetrics();
+    final SlabPool slabs;
+    private final int maxPooledSize;
+    private final int maxLargeChunkSize;
+    private final boolean threadLocalForAllThreads;
+    private final boolean unsafeDirect;
+
+    private final Stripe[] stripes;
+    private final FastThreadLocal<Magazine> threadMagazines;
+    /** Thread-local magazines alive; lets trim() reach them and dead threads' magazines be handed over. */
+    private final Set<Magazine> liveThreadMagazines = ConcurrentHashMap.newKeySet();
+    /** Buffer objects released on a thread that cannot put them back into their magazine. */
+    private final MpmcAtomicArrayQueue<MagByteBuf> spareBuffers;
+    /** Owner of huge buffers' objects: matches no thread, so they always recycle through {@link #spareBuffers}. */
+    private final Magazine unowned;
+
+    MemoryPool(MagazineByteBufAllocator allocator, boolean direct, MagazineAllocatorConfig config) {
+        this.allocator = allocator;
+        this.direct = direct;
+        this.debug = config.debug();
+        this.maxPooledSize = config.maxPooledSize();
+        this.maxLargeChunkSize = config.maxLargeChunkSize();
+        this.threadLocalForAllThreads = config.threadLocalMagazinesForAllThreads();
+        this.unsafeDirect = direct && PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
+        this.slabs = new SlabPool(config.reuseBudgetBytes(), Math.max(SizeClasses.MAX_CHUNK_SIZE, maxLargeChunkSize));
+        this.stripes = new Stripe[config.sharedMagazines()];
+        for (int i = 0; i < stripes.length; i++) {
+            stripes[i] = new Stripe(new Magazine(this, null));
+        }
+        this.spareBuffers = new MpmcAtomicArrayQueue<>(config.sharedBufferObjects());
+        this.unowned = new Magazine(this, null);
+        this.threadMagazines = new FastThreadLocal<Magazine>() {
+            @Override
+            protected Magazine initialValue() {
+                return newThreadMagazine();
+            }
+
+            @Override
+            protected void onRemoval(Magazine magazine) {
+                close(magazine);
+            }
+        };
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    MagByteBuf allocate(int initialCapacity, int maxCapacity) {
+        if (initialCapacity <= SizeClasses.MAX_SIZE) {
+            int sizeClass = SizeClasses.indexOf(initialCapacity);
+            Magazine magazine = threadMagazine();
+            if (magazine != null) {
+                return magazine.allocate(sizeClass, initialCapacity, maxCapacity);
+            }
+            return allocateShared(sizeClass, initialCapacity, maxCapacity);
+        }
+        return allocateAboveSizeClasses(initialCapacity, maxCapacity);
+    }
+
+    /** The calling thread's own magazine, or null if it should use a shared one. */
+    private Magazine threadMagazine() {
+        Thread thread = Thread.currentThread();
+        if (thread instanceof FastThreadLocalThread
+            && (threadLocalForAllThreads || FastThreadLocalThread.willCleanupFastThreadLocals(thread))) {
+            return threadMagazines.get();
+        }
+        if (threadLocalForAllThreads) {
+            return threadMagazines.get();
+        }
+        return threadMagazines.getIfExists();
+    }
+
+    private MagByteBuf allocateShared(int sizeClass, int initialCapacity, int maxCapacity) {
+        Stripe stripe = lockStripe();
+        try {
+            return stripe.magazine.allocate(sizeClass, initialCapacity, maxCapacity);
+        } finally {
+            stripe.lock.unlock();
+        }
+    }
+
+    private MagByteBuf allocateAboveSizeClasses(int initialCapacity, int maxCapacity) {
+        if (initialCapacity > maxPooledSize) {
+            return allocateHuge(initialCapacity, maxCapacity);
+        }
+        Magazine magazine = threadMagazine();
+        if (magazine != null) {
+            return magazine.allocateLarge(initialCapacity, maxCapacity);
+        }
+        Stripe stripe = lockStripe();
+        try {
+            return stripe.magazine.allocateLarge(initialCapacity, maxCapacity);
+        } finally {
+            stripe.lock.unlock();
+        }
+    }
+
+    private MagByteBuf allocateHuge(int initialCapacity, int maxCapacity) {
+        Slab slab = allocateSlab(initialCapacity);
+        metrics.hugeBytes.addAndGet(slab.size);
+        MagByteBuf buf = newBufferObject(unowned);
+        buf.init(new HugeChunk(slab, this), -1, 0, slab.size, initialCapacity, maxCapacity);
+        return buf;
+    }
+
+    /** Tries every stripe without waiting first, so threads spread out; then waits on the thread's own stripe. */
+    private Stripe lockStripe() {
+        Stripe[] stripes = this.stripes;
+        int start = (int) Thread.currentThread().getId();
+        int mask = stripes.length - 1;
+        for (int i = 0; i < stripes.length; i++) {
+            Stripe stripe = stripes[(start + i) & mask];
+            if (stripe.lock.tryLock()) {
+                return stripe;
+            }
+        }
+        Stripe stripe = stripes[start & mask];
+        stripe.lock.lock();
+        return stripe;
+    }
+
+    /**
+     * Moves {@code buf} to memory of {@code newCapacity} bytes: allocate, copy, then free the old memory (in that
+     * order, so a failed allocation loses nothing and no byte is read from freed memory).
+     */
+    void reallocate(MagByteBuf buf, int newCapacity) {
+        MagByteBuf fresh = allocate(newCapacity, buf.maxCapacity());
+        buf.copyContentTo(fresh, Math.min(buf.capacity(), newCapacity));
+        buf.swapMemory(fresh);
+        fresh.release();
+    }
+
+    // ------------------------------------------------------------------ buffer objects
+
+    MagByteBuf newBufferObject(Magazine home) {
+        MagByteBuf buf = spareBuffers.relaxedPoll();
+        if (buf == null) {
+            buf = direct
+                ? unsafeDirect ? new UnsafeDirectMagByteBuf(this) : new DirectMagByteBuf(this)
+                : new HeapMagByteBuf(this);
+        }
+        buf.home = home;
+        return buf;
+    }
+
+    void recycleShared(MagByteBuf buf) {
+        // Dropped (left to the GC) when the queue is full: the queue bounds memory, not correctness.
+        spareBuffers.relaxedOffer(buf);
+    }
+
+    // ------------------------------------------------------------------ slabs
+
+    Slab takeSlab(int size) {
+        Slab slab = slabs.poll(size);
+        return slab != null ? slab : allocateSlab(size);
+    }
+
+    /** Returns an empty slab to the reuse pool, or to the system when the pool is at its budget. */
+    void releaseSlab(Slab slab) {
+        if (!SlabPool.isPoolableSize(slab.size, slabs.maxSlabSize()) || !slabs.offer(slab)) {
+            freeSlab(slab);
+        }
+    }
+
+    void freeSlab(Slab slab) {
+        slab.free();
+        metrics.reservedBytes.addAndGet(-slab.size);
+        metrics.slabsFreed.incrementAndGet();
+    }
+
+    void freeHugeSlab(Slab slab) {
+        metrics.hugeBytes.addAndGet(-slab.size);
+        freeSlab(slab);
+    }
+
+    private Slab allocateSlab(int size) {
+        Slab slab;
+        try {
+            slab = newSlab(size);
+        } catch (OutOfMemoryError first) {
+            // Free slabs we pool are ours to give back before we give up.
+            freePooledSlabs();
+            try {
+                slab = newSlab(size);
+            } catch (OutOfMemoryError second) {
+                throw outOfMemory(size, second);
+            }
+        }
+        metrics.reservedBytes.addAndGet(slab.size);
+        metrics.slabsAllocated.incrementAndGet();
+        return slab;
+    }
+
+    private Slab newSlab(int size) {
+        return direct ? Slab.direct(size) : Slab.heap(size);
+    }
+
+    private OutOfMemoryError outOfMemory(int size, OutOfMemoryError cause) {
+        String limit = direct
+            ? "max direct memory " + PlatformDependent.maxDirectMemory() + " bytes (-XX:MaxDirectMemorySize or "
+              + "-Dio.netty.maxDirectMemory)"
+            : "max heap " + Runtime.getRuntime().maxMemory() + " bytes (-Xmx)";
+        OutOfMemoryError error = new OutOfMemoryError("magalloc: cannot allocate " + size + " bytes of "
+            + (direct ? "direct" : "heap") + " memory; " + limit + "; magalloc holds "
+            + metrics.reservedBytes.get() + " bytes (" + cause.getMessage() + ")");
+        error.initCause(cause);
+        return error;
+    }
+
+    int largeChunkSizeFor(int size, int averageSize) {
+        long wanted = (long) Math.max(size, averageSize) * 8;
+        int chunkSize = wanted >= maxLargeChunkSize ? maxLargeChunkSize
+            : Math.max(SizeClasses.MAX_CHUNK_SIZE, Integer.highestOneBit((int) wanted - 1) << 1);
+        return Math.max(chunkSize, size);
+    }
+
+    // ------------------------------------------------------------------ magazines' life cycle
+
+    private Magazine newThreadMagazine() {
+        // A new thread is a good moment to look for dead ones: no lock is held here, and thread churn is
+        // exactly what leaves dead threads' magazines behind.
+        reapDeadThreadMagazines();
+        Magazine magazine = new Magazine(this, Thread.currentThread());
+        liveThreadMagazines.add(magazine);
+        return magazine;
+    }
+
+    /** Gives the calling thread its own magazine (opt-in for threads that are not event loops). */
+    void attachCurrentThread() {
+        threadMagazines.get();
+    }
+
+    /** Hands the calling thread's magazine, if any, over to a shared one. */
+    void detachCurrentThread() {
+        threadMagazines.remove();
+    }
+
+    /** Hands a thread-local magazine's chunks to a shared stripe; runs once, on the owner or after it died. */
+    private void close(Magazine magazine) {
+        if (!liveThreadMagazines.remove(magazine)) {
+            return;
+        }
+        Stripe heir = stripes[(int) (magazine.ownerThreadId & (stripes.length - 1))];
+        heir.lock.lock();
+        try {
+            magazine.handOverTo(heir.magazine);
+        } finally {
+            heir.lock.unlock();
+        }
+    }
+
+    /**
+     * Hands over the magazines of threads that died without cleaning up their thread locals. A terminated thread's
+     * writes happen-before {@code isAlive()} returning false; a thread already collected is dead too.
+     */
+    void reapDeadThreadMagazines() {
+        for (Magazine magazine : liveThreadMagazines) {
+            Thread owner = magazine.ownerThread.get();
+            if (owner == null || !owner.isAlive()) {
+                close(magazine);
+            }
+        }
+    }
+
+    /**
+     * Returns pooled-but-free memory: empty slabs go back to the system, shared magazines give up their empty
+     * chunks now, thread-local magazines at their next refill (their owner-only lists cannot be touched here).
+     */
+    void trim() {
+        reapDeadThreadMagazines();
+        for (Stripe stripe : stripes) {
+            stripe.lock.lock();
+            try {
+                stripe.magazine.trimOwned();
+            } finally {
+                stripe.lock.unlock();
+            }
+        }
+        for (Magazine magazine : liveThreadMagazines) {
+            magazine.trimRequested = true;
+        }
+        freePooledSlabs();
+    }
+
+    private void freePooledSlabs() {
+        Slab slab;
+        while ((slab = slabs.pollAny()) != null) {
+            freeSlab(slab);
+        }
+    }
+
+    int liveThreadMagazineCount() {
+        return liveThreadMagazines.size();
+    }
+
+    int sharedMagazineCount() {
+        return stripes.length;
+    }
+
+    /** A shared magazine and the lock that makes it single-threaded. */
+    private static final class Stripe {
+        final ReentrantLock lock = new ReentrantLock();
+        final Magazine magazine;
+
+        Stripe(Magazine magazine) {
+            this.magazine = magazine;
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.github.magalloc;
+
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * A slab cut into {@link #segmentCount} equal segments of one size class.
+ *
+ * <h2>Who writes what</h2>
+ * <ul>
+ *   <li>{@link #freeSegments}, {@link #freeCount}, {@link #current}, {@link #listSlot}: the owner only, that is the
+ *       thread of {@link #magazine} (or whoever holds a shared magazine's lock). Plain fields, no atomics: this is
+ *       the local free list, a LIFO stack so the segment freed last (hottest in cache) is handed out first.</li>
+ *   <li>{@link #remoteFrees}: any thread offers, only the owner drains. Releases from non-owner threads go here.</li>
+ *   <li>{@link #magazine}: set at creation and changed only when a dead or closed magazine hands its chunks to a
+ *       shared one. A racing reader sees the old or the new magazine; neither has its thread id, so it takes the
+ *       remote path, which is right for both.</li>
+ * </ul>
+ *
+ * <h2>The counting invariant</h2>
+ * {@code freeCount + |remoteFrees| + (segments held by live buffers) == segmentCount}.
+ * Hence the owner may retire the chunk (give its slab back) exactly when {@code freeCount == segmentCount}: no
+ * buffer holds a segment, and the remote queue is empty, so no release can race with the retirement.
+ * A release that would push {@code freeCount} or the queue past {@code segmentCount} is a double free and throws.
+ */
+final class SizeClassChunk extends Chunk {
+    final int sizeClass;
+    final int segmentSize;
+    final int segmentCount;
+
+    Magazine magazine;
+
+    final int[] freeSegments;
+    int freeCount;
+    final MpscIntQueue remoteFrees;
+    /** True while this is its magazine's current chunk for the class; such a chunk is never retired. */
+    boolean current;
+    /** Index in the magazine's list of non-current chunks, or -1. */
+    int listSlot = -1;
+
+    /** Debug mode only: 1 for a segment held by a buffer, 0 for a free one. */
+    private final AtomicIntegerArray debugInUse;
+
+    SizeClassChunk(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
+        super(slab, pool);
+        this.magazine = magazine;
+        this.sizeClass = sizeClass;
+        this.segmentSize = SizeClasses.sizeOf(sizeClass);
+        this.segmentCount = slab.size / segmentSize;
+        this.freeSegments = new int[segmentCount];
+        // Pushed in reverse so that the first allocations walk the slab upwards.
+        for (int i = 0; i < segmentCount; i++) {
+            freeSegments[i] = segmentCount - 1 - i;
+        }
+        this.freeCount = segmentCount;
+        this.remoteFrees = new MpscIntQueue(segmentCount);
+        this.debugInUse = pool.debug ? new AtomicIntegerArray(segmentCount) : null;
+    }
+
+    /** Pops a free segment, or returns -1 when the local list is empty. Owner only; no atomics. */
+    int allocateSegment() {
+        int n = freeCount;
+        if (n == 0) {
+            return -1;
+        }
+        freeCount = n - 1;
+        int segment = freeSegments[n - 1];
+        if (debugInUse != null) {
+            debugMarkInUse(segment);
+        }
+        return segment;
+    }
+
+    @Override
+    void release(MagByteBuf buf, long threadId) {
+        int segment = buf.segment;
+        if (debugInUse != null) {
+            debugMarkFree(segment);
+        }
+        Magazine owner = magazine;
+        if (owner.ownerThreadId == threadId) {
+            owner.releaseLocal(this, segment);
+        } else {
+            releaseRemote(segment);
+        }
+    }
+
+    /** Owner only: pushes onto the local list. Returns the new free count. */
+    int pushLocal(int segment) {
+        int n = freeCount;
+        if (n == segmentCount) {
+            throw doubleFree(segment);
+        }
+        freeSegments[n] = segment;
+        freeCount = ++n;
+        return n;
+    }
+
+    /** Any thread that is not the owner. One CAS inside the queue; never touches owner-only fields. */
+    void releaseRemote(int segment) {
+        if (!remoteFrees.offer(segment)) {
+            throw doubleFree(segment);
+        }
+    }
+
+    /** Owner only: moves every segment released by other threads onto the local list; returns how many. */
+    int drainRemote() {
+        int moved = remoteFrees.drainTo(freeSegments, freeCount, segmentCount - freeCount);
+        freeCount += moved;
+        return moved;
+    }
+
+    boolean isEntirelyFree() {
+        return freeCount == segmentCount;
+    }
+
+    int offsetOf(int segment) {
+        return segment * segmentSize;
+    }
+
+    private IllegalStateException doubleFree(int segment) {
+        return new IllegalStateException("magalloc: segment " + segment + " of a " + segmentSize
+            + "-byte chunk released more often than allocated (double free through a stale buffer?)");
+    }
+
+    private void debugMarkInUse(int segment) {
+        if (!debugInUse.compareAndSet(segment, 0, 1)) {
+            throw new IllegalStateException("magalloc debug: segment " + segment + " handed out twice");
+        }
+    }
+
+    private void debugMarkFree(int segment) {
+        if (!debugInUse.compareAndSet(segment, 1, 0)) {
+            throw doubleFree(segment);
+        }
+    }
+}

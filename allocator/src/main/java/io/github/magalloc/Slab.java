@@ -1,0 +1,63 @@
+package io.github.magalloc;
+
+import io.netty.util.internal.CleanableDirectBuffer;
+import io.netty.util.internal.PlatformDependent;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One block of memory taken from the system: a {@code byte[]} for heap pools, a direct {@link ByteBuffer} for
+ * direct pools. Chunks cut slabs into buffers; slabs, not chunks, wait in the {@link SlabPool} when empty.
+ *
+ * <p>The direct {@link #buffer} is shared by every buffer cut from the slab and is used with absolute
+ * operations only: its position and limit are never changed (hazard 5 of the brief), so it needs no copy per
+ * buffer and no lock.
+ */
+final class Slab {
+    final int size;
+    final byte[] array;
+    final ByteBuffer buffer;
+    /** Whether {@link #address} is known: with Unsafe, or on JDK 22+ where Netty gets it from a memory segment. */
+    final boolean hasAddress;
+    /** Base address of a direct slab when known; 0 otherwise. */
+    final long address;
+    private final CleanableDirectBuffer cleanable;
+
+    private Slab(int size, byte[] array, CleanableDirectBuffer cleanable) {
+        this.size = size;
+        this.array = array;
+        this.cleanable = cleanable;
+        this.buffer = cleanable == null ? null : cleanable.buffer().order(ByteOrder.BIG_ENDIAN);
+        if (cleanable != null && cleanable.hasMemoryAddress()) {
+            this.hasAddress = true;
+            this.address = cleanable.memoryAddress();
+        } else if (cleanable != null && PlatformDependent.hasUnsafe()) {
+            this.hasAddress = true;
+            this.address = PlatformDependent.directBufferAddress(buffer);
+        } else {
+            this.hasAddress = false;
+            this.address = 0;
+        }
+    }
+
+    static Slab heap(int size) {
+        return new Slab(size, PlatformDependent.allocateUninitializedArray(size), null);
+    }
+
+    /** Throws {@link OutOfMemoryError} (from the JDK or Netty's direct memory counter) when memory is exhausted. */
+    static Slab direct(int size) {
+        return new Slab(size, null, PlatformDependent.allocateDirect(size));
+    }
+
+    boolean isDirect() {
+        return cleanable != null;
+    }
+
+    /** Gives the memory back to the system. Called exactly once, when no buffer can reach the slab any more. */
+    void free() {
+        if (cleanable != null) {
+            cleanable.clean();
+        }
+    }
+}
