@@ -100,6 +100,24 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
         return offset + index;
     }
 
+    /**
+     * The common case, a count of 1 released once, costs a volatile read and an ordered store instead of Netty's
+     * compare-and-swap. A release that comes after it (in program order or through any happens-before edge) reads
+     * 0 and throws {@link io.netty.util.IllegalReferenceCountException} as Netty's would. Counts above 1 take
+     * Netty's atomic path, so two threads sharing a retained buffer still deallocate exactly once. Only two
+     * releases racing on a buffer whose count is 1 (a double release by the caller, without ordering) go
+     * unnoticed here; Netty's CAS would catch that one.
+     */
+    @Override
+    public final boolean release() {
+        if (refCnt() == 1) {
+            setRefCnt(0);
+            deallocate();
+            return true;
+        }
+        return super.release();
+    }
+
     @Override
     protected final void deallocate() {
         long threadId = Thread.currentThread().getId();

@@ -82,15 +82,16 @@ final class MemoryPool {
 
     /** The calling thread's own magazine, or null if it should use a shared one. */
     private Magazine threadMagazine() {
-        Thread thread = Thread.currentThread();
-        if (thread instanceof FastThreadLocalThread
-            && (threadLocalForAllThreads || FastThreadLocalThread.willCleanupFastThreadLocals(thread))) {
+        Magazine magazine = threadMagazines.getIfExists();
+        return magazine != null ? magazine : newThreadMagazineIfEligible();
+    }
+
+    /** Cold: the first allocation of an event-loop (or opted-in) thread creates its magazine. */
+    private Magazine newThreadMagazineIfEligible() {
+        if (threadLocalForAllThreads || FastThreadLocalThread.willCleanupFastThreadLocals(Thread.currentThread())) {
             return threadMagazines.get();
         }
-        if (threadLocalForAllThreads) {
-            return threadMagazines.get();
-        }
-        return threadMagazines.getIfExists();
+        return null;
     }
 
     private MagByteBuf allocateShared(int sizeClass, int initialCapacity, int maxCapacity) {
