@@ -46,7 +46,7 @@ final class ChunkList {
     /**
      * Looks at up to {@link #SCAN_LIMIT} chunks from a rotating cursor, collecting their remote frees, and removes
      * and returns the one with the most free segments (stopping early at one at least a quarter free), or null if
-     * none has any. Entirely free chunks found on the way while a candidate exists go back to the slab pool.
+     * none has any. A second entirely free chunk found on the way goes back to the slab pool.
      */
     SizeClassChunk takeChunkWithFreeSegments(Magazine magazine) {
         SizeClassChunk best = null;
@@ -56,7 +56,8 @@ final class ChunkList {
             }
             SizeClassChunk chunk = chunks[cursor];
             chunk.drainRemote();
-            if (best != null && chunk.isEntirelyFree()) {
+            if (best != null && best.isEntirelyFree() && chunk.isEntirelyFree()) {
+                // One empty chunk is all a refill needs; further empty ones go back to the slab pool.
                 remove(chunk);
                 magazine.retire(chunk);
                 continue;

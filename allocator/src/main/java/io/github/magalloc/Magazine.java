@@ -159,10 +159,20 @@ final class Magazine {
         return chunk;
     }
 
-    /** Owner only: returns entirely free non-current chunks and the large chunk's hold. */
+    /** Owner only: gives every entirely free chunk, current ones included, back to the slab pool. */
     void trimOwned() {
         trimRequested = false;
-        for (ChunkList list : others) {
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            SizeClassChunk chunk = current[sizeClass];
+            if (chunk != null) {
+                chunk.drainRemote();
+                if (chunk.isEntirelyFree()) {
+                    current[sizeClass] = null;
+                    chunk.current = false;
+                    retire(chunk);
+                }
+            }
+            ChunkList list = others[sizeClass];
             if (list != null) {
                 list.retireEntirelyFree(this);
             }

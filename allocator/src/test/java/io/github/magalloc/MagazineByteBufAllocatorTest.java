@@ -1,0 +1,250 @@
+package io.github.magalloc;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class MagazineByteBufAllocatorTest {
+    private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
+    private final MagazineByteBufAllocatorMetric metric = allocator.metric();
+
+    // ------------------------------------------------------------------ bad input
+
+    @Test
+    void negativeCapacityNamesTheValue() {
+        assertThatThrownBy(() -> allocator.directBuffer(-1)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("-1");
+        assertThatThrownBy(() -> allocator.heapBuffer(-5, 10)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("-5");
+    }
+
+    @Test
+    void initialCapacityAboveMaxNamesBothValues() {
+        assertThatThrownBy(() -> allocator.directBuffer(100, 10)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("100").hasMessageContaining("10");
+    }
+
+    @Test
+    void growingPastMaxCapacityIsRejectedAndLosesNothing() {
+        ByteBuf buf = allocator.directBuffer(16, 32);
+        buf.writeLong(42);
+        assertThatThrownBy(() -> buf.capacity(33)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(buf.readLong()).isEqualTo(42);
+        buf.release();
+    }
+
+    @Test
+    void doubleReleaseThrows() {
+        for (boolean direct : new boolean[] {true, false}) {
+            ByteBuf buf = direct ? allocator.directBuffer(64) : allocator.heapBuffer(64);
+            assertThat(buf.release()).isTrue();
+            assertThatThrownBy(buf::release).isInstanceOf(IllegalReferenceCountException.class);
+        }
+    }
+
+    @Test
+    void useAfterReleaseThrows() {
+        ByteBuf buf = allocator.directBuffer(64);
+        buf.release();
+        assertThatThrownBy(() -> buf.getByte(0)).isInstanceOf(IllegalReferenceCountException.class);
+        assertThatThrownBy(() -> buf.writeInt(1)).isInstanceOf(IllegalReferenceCountException.class);
+    }
+
+    @Test
+    void retainedBufferIsDeallocatedOnlyByTheLastRelease() {
+        ByteBuf buf = allocator.heapBuffer(64);
+        buf.retain();
+        assertThat(buf.release()).isFalse();
+        assertThat(buf.refCnt()).isEqualTo(1);
+        buf.writeInt(7);
+        assertThat(buf.release()).isTrue();
+        assertThat(buf.refCnt()).isZero();
+    }
+
+    @Test
+    void debugModeDetectsStaleBuffersAndPoisonsFreedMemory() {
+        MagazineByteBufAllocator debug = MagazineByteBufAllocator.builder().debug(true).build();
+        ByteBuf stale = debug.heapBuffer(64);
+        stale.writeLong(0x0102030405060708L);
+        byte[] array = stale.array();
+        int offset = stale.arrayOffset();
+        stale.release();
+        for (int i = 0; i < 64; i++) {
+            assertThat(array[offset + i]).as("byte %d", i).isEqualTo(MagByteBuf.POISON);
+        }
+        ByteBuf fresh = debug.heapBuffer(64);
+        assertThat(TestAccess.magByteBuf(fresh)).isNotSameAs(TestAccess.magByteBuf(stale));
+        assertThatThrownBy(stale::release).isInstanceOf(IllegalReferenceCountException.class);
+        assertThatThrownBy(() -> stale.getLong(0)).isInstanceOf(IllegalReferenceCountException.class);
+        assertThat(fresh.refCnt()).as("the new owner's buffer is untouched").isEqualTo(1);
+        fresh.release();
+    }
+
+    // ------------------------------------------------------------------ sizes
+
+    @Test
+    void largeAndHugeBuffersAreAccountedAndFreed() {
+        ByteBuf large = allocator.directBuffer(100 * 1024);
+        ByteBuf huge = allocator.directBuffer(2 * 1024 * 1024);
+        assertThat(metric.hugeMemory(true)).isEqualTo(2 * 1024 * 1024);
+        assertThat(metric.usedDirectMemory()).isGreaterThanOrEqualTo(2 * 1024 * 1024 + 100 * 1024);
+        large.writeBytes(new byte[100 * 1024]);
+        huge.writerIndex(huge.capacity());
+        huge.release();
+        assertThat(metric.hugeMemory(true)).isZero();
+        large.release();
+    }
+
+    @Test
+    void growthIsInPlaceWithinTheSegmentAndCopiesBeforeMoving() {
+        ByteBuf buf = allocator.directBuffer(600); // 640-byte class
+        for (int i = 0; i < 600; i++) {
+            buf.writeByte(i);
+        }
+        String before = TestAccess.memoryIdentity(buf);
+        buf.ensureWritable(40);
+        assertThat(TestAccess.memoryIdentity(buf)).isEqualTo(before);
+        buf.ensureWritable(100_000); // into a large chunk
+        assertThat(TestAccess.memoryIdentity(buf)).isNotEqualTo(before);
+        for (int i = 0; i < 600; i++) {
+            assertThat(buf.getByte(i)).isEqualTo((byte) i);
+        }
+        buf.release();
+    }
+
+    // ------------------------------------------------------------------ threads
+
+    @Test
+    void eventLoopThreadsGetTheirOwnMagazineAndHandItOverWhenTheyEnd() throws Exception {
+        List<ByteBuf> fromDeadThread = new ArrayList<>();
+        Thread eventLoop = new DefaultThreadFactory("test-loop").newThread(() -> {
+            for (int i = 0; i < 200; i++) {
+                ByteBuf buf = allocator.directBuffer(256);
+                buf.writeInt(i);
+                fromDeadThread.add(buf);
+            }
+            assertThat(metric.threadLocalMagazines(true)).isEqualTo(1);
+        });
+        eventLoop.start();
+        eventLoop.join();
+        assertThat(metric.threadLocalMagazines(true)).as("handed over at thread exit").isZero();
+        long held = metric.usedDirectMemory();
+        assertThat(held).isPositive();
+        for (int i = 0; i < fromDeadThread.size(); i++) {
+            assertThat(fromDeadThread.get(i).readInt()).isEqualTo(i);
+            fromDeadThread.get(i).release();
+        }
+        allocator.trim();
+        assertThat(metric.usedDirectMemory()).as("nothing of the dead thread is kept after trim").isZero();
+    }
+
+    @Test
+    void optedInPlainThreadThatDiesIsReapedByTrim() throws Exception {
+        List<ByteBuf> fromDeadThread = new ArrayList<>();
+        Thread worker = new Thread(() -> {
+            allocator.attachCurrentThread();
+            for (int i = 0; i < 100; i++) {
+                fromDeadThread.add(allocator.heapBuffer(2048).writeLong(i));
+            }
+        });
+        worker.start();
+        worker.join();
+        assertThat(metric.threadLocalMagazines(false)).as("nobody noticed the death yet").isEqualTo(1);
+        fromDeadThread.forEach(ByteBuf::release);
+        allocator.trim();
+        assertThat(metric.threadLocalMagazines(false)).isZero();
+        assertThat(metric.usedHeapMemory()).isZero();
+    }
+
+    @Test
+    void detachHandsOverAndBuffersStayValid() {
+        allocator.attachCurrentThread();
+        ByteBuf buf = allocator.directBuffer(512).writeInt(99);
+        assertThat(metric.threadLocalMagazines(true)).isEqualTo(1);
+        allocator.detachCurrentThread();
+        assertThat(metric.threadLocalMagazines(true)).isZero();
+        assertThat(buf.readInt()).isEqualTo(99);
+        buf.release();
+        allocator.trim();
+        assertThat(metric.usedDirectMemory()).isZero();
+    }
+
+    @Test
+    void plainThreadsShareStripedMagazinesAndReleaseAnywhere() throws Exception {
+        ByteBuf[] bufs = new ByteBuf[1000];
+        CompletableFuture.runAsync(() -> {
+            for (int i = 0; i < bufs.length; i++) {
+                bufs[i] = allocator.directBuffer(100).writeInt(i);
+            }
+        }).get();
+        assertThat(metric.threadLocalMagazines(true)).isZero();
+        for (int i = 0; i < bufs.length; i++) {
+            assertThat(bufs[i].readInt()).isEqualTo(i);
+            bufs[i].release();
+        }
+        allocator.trim();
+        assertThat(metric.usedDirectMemory()).isZero();
+    }
+
+    // ------------------------------------------------------------------ metrics and trim
+
+    @Test
+    void metricsCountChunksPerSizeClassAndTrimGivesBackPooledSlabs() {
+        int sizeClass = SizeClasses.indexOf(4096);
+        int perChunk = SizeClasses.chunkSizeOf(sizeClass) / 4096;
+        List<ByteBuf> bufs = new ArrayList<>();
+        for (int i = 0; i < perChunk * 3; i++) {
+            bufs.add(allocator.heapBuffer(4096));
+        }
+        assertThat(metric.activeChunks(false, sizeClass)).isEqualTo(3);
+        assertThat(metric.chunksCreated(false, sizeClass)).isEqualTo(3);
+        assertThat(metric.usedHeapMemory()).isEqualTo(3L * SizeClasses.chunkSizeOf(sizeClass));
+        bufs.forEach(ByteBuf::release);
+        // Shared magazine (this is a plain thread): the empty chunks wait for a scan or a trim.
+        allocator.trim();
+        assertThat(metric.activeChunks(false, sizeClass)).isZero();
+        assertThat(metric.pooledFreeMemory(false)).isZero();
+        assertThat(metric.usedHeapMemory()).isZero();
+    }
+
+    @Test
+    void reusePoolKeepsNoMoreThanItsBudget() {
+        MagazineByteBufAllocator small = MagazineByteBufAllocator.builder().reuseBudgetBytes(128 * 1024).build();
+        MagazineByteBufAllocatorMetric m = small.metric();
+        small.attachCurrentThread();
+        try {
+            int sizeClass = SizeClasses.indexOf(1024);
+            int perChunk = SizeClasses.chunkSizeOf(sizeClass) / 1024;
+            List<ByteBuf> bufs = new ArrayList<>();
+            for (int i = 0; i < perChunk * 6; i++) {
+                bufs.add(small.directBuffer(1024));
+            }
+            bufs.forEach(ByteBuf::release); // five non-current chunks empty out and are retired
+            assertThat(m.pooledFreeMemory(true)).isEqualTo(128 * 1024);
+            assertThat(m.usedDirectMemory()).isEqualTo(128 * 1024 + SizeClasses.chunkSizeOf(sizeClass));
+            assertThat(m.slabsFreed(true)).isEqualTo(3);
+        } finally {
+            small.detachCurrentThread();
+        }
+    }
+
+    @Test
+    void configRejectsNonsense() {
+        assertThatThrownBy(() -> MagazineByteBufAllocator.builder().reuseBudgetBytes(-1).build())
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("reuseBudgetBytes: -1");
+        assertThatThrownBy(() -> MagazineByteBufAllocator.builder().sharedMagazines(3).build())
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sharedMagazines: 3");
+        assertThatThrownBy(() -> MagazineByteBufAllocator.builder().maxPooledSize(100).build())
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxPooledSize: 100");
+        assertThatThrownBy(() -> MagazineByteBufAllocator.builder().maxLargeChunkSize(3_000_000).build())
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxLargeChunkSize");
+    }
+}

@@ -1,0 +1,159 @@
+package io.github.magalloc;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The local free list, the remote queue, refills and retirement, driven through one magazine. */
+class SizeClassChunkTest {
+    private static final int SIZE = 1024;
+    private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
+    private final MemoryPool pool = allocator.pool(false);
+    private final Magazine magazine = new Magazine(pool, Thread.currentThread());
+    private final int sizeClass = SizeClasses.indexOf(SIZE);
+    private final int segments = SizeClasses.chunkSizeOf(sizeClass) / SizeClasses.sizeOf(sizeClass);
+    private final List<MagByteBuf> live = new ArrayList<>();
+
+    @AfterEach
+    void releaseLeftovers() {
+        for (MagByteBuf buf : live) {
+            if (buf.refCnt() > 0) {
+                buf.release();
+            }
+        }
+    }
+
+    private MagByteBuf allocate() {
+        MagByteBuf buf = magazine.allocate(sizeClass, SIZE, Integer.MAX_VALUE);
+        live.add(buf);
+        return buf;
+    }
+
+    @Test
+    void fillsAChunkWithDistinctSegmentsThenTakesANewOne() {
+        Set<Integer> offsets = new HashSet<>();
+        MagByteBuf first = allocate();
+        for (int i = 1; i < segments; i++) {
+            MagByteBuf buf = allocate();
+            assertThat(buf.chunk).isSameAs(first.chunk);
+            assertThat(offsets.add(buf.offset)).isTrue();
+        }
+        assertThat(offsets.add(first.offset)).isTrue();
+        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(1);
+        MagByteBuf next = allocate();
+        assertThat(next.chunk).isNotSameAs(first.chunk);
+        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(2);
+    }
+
+    @Test
+    void ownerReleaseIsLastInFirstOut() {
+        MagByteBuf a = allocate();
+        MagByteBuf b = allocate();
+        int offsetOfA = a.offset;
+        a.release();
+        MagByteBuf c = allocate();
+        assertThat(c.offset).isEqualTo(offsetOfA);
+        assertThat(b.offset).isNotEqualTo(offsetOfA);
+    }
+
+    @Test
+    void foreignReleaseGoesThroughTheRemoteQueueAndIsCollectedAtRefill() throws Exception {
+        List<MagByteBuf> all = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            all.add(allocate());
+        }
+        SizeClassChunk chunk = (SizeClassChunk) all.get(0).chunk;
+        assertThat(chunk.freeCount).isZero();
+        Thread releaser = new Thread(() -> all.get(7).release());
+        releaser.start();
+        releaser.join();
+        assertThat(chunk.remoteFrees.size()).isEqualTo(1);
+        assertThat(chunk.freeCount).as("owner-only list untouched by the foreign thread").isZero();
+        MagByteBuf reused = allocate();
+        assertThat(reused.chunk).isSameAs(chunk);
+        assertThat(reused.offset).isEqualTo(chunk.offsetOf(7));
+        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(1);
+    }
+
+    @Test
+    void aChunkThatEmptiesWhileNotCurrentIsRetiredToTheSlabPool() {
+        List<MagByteBuf> firstChunk = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            firstChunk.add(allocate());
+        }
+        allocate(); // moves the magazine to a second chunk
+        assertThat(pool.metrics.activeChunks(sizeClass)).isEqualTo(2);
+        long pooledBefore = pool.slabs.pooledBytes();
+        for (MagByteBuf buf : firstChunk) {
+            buf.release();
+        }
+        assertThat(pool.metrics.activeChunks(sizeClass)).isEqualTo(1);
+        assertThat(pool.slabs.pooledBytes()).isEqualTo(pooledBefore + SizeClasses.chunkSizeOf(sizeClass));
+    }
+
+    @Test
+    void theCurrentChunkIsNeverRetired() {
+        MagByteBuf only = allocate();
+        SizeClassChunk chunk = (SizeClassChunk) only.chunk;
+        only.release();
+        assertThat(chunk.isEntirelyFree()).isTrue();
+        assertThat(pool.metrics.activeChunks(sizeClass)).isEqualTo(1);
+        assertThat(allocate().chunk).isSameAs(chunk);
+    }
+
+    @Test
+    void remotelyEmptiedChunksAreFoundByTheNextScan() throws Exception {
+        List<MagByteBuf> firstChunk = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            firstChunk.add(allocate());
+        }
+        SizeClassChunk first = (SizeClassChunk) firstChunk.get(0).chunk;
+        List<MagByteBuf> secondChunk = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            secondChunk.add(allocate());
+        }
+        Thread releaser = new Thread(() -> firstChunk.forEach(MagByteBuf::release));
+        releaser.start();
+        releaser.join();
+        assertThat(first.remoteFrees.size()).isEqualTo(segments);
+        // The second chunk is full: the refill scans the others, drains the first and makes it current.
+        MagByteBuf next = allocate();
+        assertThat(next.chunk).isSameAs(first);
+        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(2);
+    }
+
+    @Test
+    void pushingMoreSegmentsThanTheChunkHasIsADoubleFree() {
+        MagByteBuf buf = allocate();
+        SizeClassChunk chunk = (SizeClassChunk) buf.chunk;
+        buf.release();
+        for (int i = 0; i < segments - 1; i++) {
+            chunk.allocateSegment();
+        }
+        // All segments but one are "handed out"; give back every one of them plus one that was never handed out.
+        for (int i = 0; i < segments - 1; i++) {
+            chunk.pushLocal(i);
+        }
+        assertThatThrownBy(() -> chunk.pushLocal(0)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("released more often than allocated");
+    }
+
+    @Test
+    void remoteQueueOverflowIsADoubleFree() {
+        MagByteBuf buf = allocate();
+        SizeClassChunk chunk = (SizeClassChunk) buf.chunk;
+        for (int i = 0; i < segments; i++) {
+            chunk.releaseRemote(i);
+        }
+        assertThatThrownBy(() -> chunk.releaseRemote(0)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("double free");
+        chunk.remoteFrees.drainTo(new int[segments], 0, segments); // leave the chunk consistent for cleanup
+    }
+}
