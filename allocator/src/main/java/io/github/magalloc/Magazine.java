@@ -3,7 +3,7 @@ package io.github.magalloc;
 import java.lang.ref.WeakReference;
 
 /**
- * A set of chunks, one current chunk per size class plus the others, used by one thread at a time: either the
+ * A set of chunks, per size class one current chunk plus partial and full ones, used by one thread at a time: either the
  * thread it belongs to (a thread-local magazine) or whoever holds the lock of a shared stripe. Nothing in here is
  * atomic; {@link MemoryPool} decides which magazine a thread may use.
  *
@@ -26,7 +26,10 @@ final class Magazine {
     final WeakReference<Thread> ownerThread;
 
     private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
-    private final ChunkList[] others = new ChunkList[SizeClasses.COUNT];
+    /** Non-current chunks with free segments (as far as the owner knows). */
+    private final ChunkList[] partial = new ChunkList[SizeClasses.COUNT];
+    /** Non-current chunks that had no free segment when last looked at; foreign releases may have refilled them. */
+    private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
     private final MagByteBuf[] spareBuffers = new MagByteBuf[SPARE_BUFFERS];
     private int spareCount;
 
@@ -58,10 +61,25 @@ final class Magazine {
         return buf;
     }
 
-    /** Owner release of a segment; the only non-trivial branch is retiring a chunk that became empty. */
+    /** Owner release of a segment. Two counts need work: the first free segment and the last one. */
     void releaseLocal(SizeClassChunk chunk, int segment) {
-        if (chunk.pushLocal(segment) == chunk.segmentCount && !chunk.current) {
-            retireFromList(chunk);
+        int free = chunk.pushLocal(segment);
+        if (free == 1 || free == chunk.segmentCount) {
+            onFreeCountEdge(chunk, free);
+        }
+    }
+
+    /** Cold: a full chunk got a free segment (now partial), or a chunk became entirely free (retire it). */
+    private void onFreeCountEdge(SizeClassChunk chunk, int free) {
+        if (chunk.current) {
+            return;
+        }
+        if (free == chunk.segmentCount) {
+            chunk.list.remove(chunk);
+            retire(chunk);
+        } else if (chunk.list == full[chunk.sizeClass]) {
+            chunk.list.remove(chunk);
+            partial[chunk.sizeClass].add(chunk);
         }
     }
 
@@ -89,7 +107,10 @@ final class Magazine {
 
     // ------------------------------------------------------------------ cold paths
 
-    /** The current chunk of the class is exhausted (or missing): find or make one with a free segment. */
+    /**
+     * The current chunk of the class is exhausted (or missing): collect its foreign releases, else switch to the
+     * partial chunk used last, else look through the full chunks for foreign releases, else take a slab.
+     */
     private SizeClassChunk refill(int sizeClass) {
         if (trimRequested) {
             trimOwned();
@@ -99,31 +120,78 @@ final class Magazine {
             if (chunk.drainRemote() > 0) {
                 return chunk;
             }
-            // Full: park it with the others, where a later scan finds whatever other threads release to it.
             chunk.current = false;
-            othersOf(sizeClass).add(chunk);
+            fullOf(sizeClass).add(chunk);
         }
-        SizeClassChunk next = othersOf(sizeClass).takeChunkWithFreeSegments(this);
+        SizeClassChunk next = partialOf(sizeClass).pollLast();
         if (next == null) {
-            next = new SizeClassChunk(pool.takeSlab(SizeClasses.chunkSizeOf(sizeClass)), pool, this, sizeClass);
-            pool.metrics.chunkCreated(sizeClass, next.slab.size);
+            next = collectForeignReleases(sizeClass);
+        }
+        if (next == null) {
+            next = newChunk(sizeClass);
         }
         next.current = true;
         current[sizeClass] = next;
         return next;
     }
 
-    private ChunkList othersOf(int sizeClass) {
-        ChunkList list = others[sizeClass];
+    private SizeClassChunk newChunk(int sizeClass) {
+        int slabSize = chunkCount(sizeClass) == 0
+            ? SizeClasses.firstChunkSizeOf(sizeClass) : SizeClasses.chunkSizeOf(sizeClass);
+        SizeClassChunk chunk = new SizeClassChunk(pool.takeSlab(slabSize), pool, this, sizeClass);
+        pool.metrics.chunkCreated(sizeClass, slabSize);
+        return chunk;
+    }
+
+    /**
+     * Drains every full chunk of the class: those that received foreign releases become partial, entirely free
+     * ones beyond the first are retired. Runs only when no partial chunk is left, so its cost is paid once per
+     * batch of foreign releases or once per new slab. Returns a partial chunk or null.
+     */
+    private SizeClassChunk collectForeignReleases(int sizeClass) {
+        ChunkList fullList = fullOf(sizeClass);
+        ChunkList partialList = partialOf(sizeClass);
+        SizeClassChunk empty = null;
+        for (int i = fullList.size() - 1; i >= 0; i--) {
+            SizeClassChunk chunk = fullList.get(i);
+            if (chunk.drainRemote() == 0) {
+                continue;
+            }
+            fullList.remove(chunk);
+            if (chunk.isEntirelyFree()) {
+                if (empty == null) {
+                    empty = chunk;
+                } else {
+                    retire(chunk);
+                }
+            } else {
+                partialList.add(chunk);
+            }
+        }
+        SizeClassChunk next = partialList.pollLast();
+        if (next == null) {
+            return empty;
+        }
+        if (empty != null) {
+            partialList.add(empty);
+        }
+        return next;
+    }
+
+    private ChunkList partialOf(int sizeClass) {
+        ChunkList list = partial[sizeClass];
         if (list == null) {
-            list = others[sizeClass] = new ChunkList();
+            list = partial[sizeClass] = new ChunkList();
         }
         return list;
     }
 
-    private void retireFromList(SizeClassChunk chunk) {
-        others[chunk.sizeClass].remove(chunk);
-        retire(chunk);
+    private ChunkList fullOf(int sizeClass) {
+        ChunkList list = full[sizeClass];
+        if (list == null) {
+            list = full[sizeClass] = new ChunkList();
+        }
+        return list;
     }
 
     /** Gives an entirely free chunk's slab back to the pool. The chunk object is never used again. */
@@ -154,7 +222,7 @@ final class Magazine {
         if (old != null) {
             old.releaseReference();
         }
-        LargeChunk chunk = new LargeChunk(pool.takeSlab(pool.largeChunkSizeFor(size, averageLargeSize)), pool);
+        LargeChunk chunk = new LargeChunk(pool.takeLargeSlab(pool.largeChunkSizeFor(size, averageLargeSize)), pool);
         large = chunk;
         return chunk;
     }
@@ -172,9 +240,21 @@ final class Magazine {
                     retire(chunk);
                 }
             }
-            ChunkList list = others[sizeClass];
-            if (list != null) {
-                list.retireEntirelyFree(this);
+            retireEntirelyFree(partial[sizeClass]);
+            retireEntirelyFree(full[sizeClass]);
+        }
+    }
+
+    private void retireEntirelyFree(ChunkList list) {
+        if (list == null) {
+            return;
+        }
+        for (int i = list.size() - 1; i >= 0; i--) {
+            SizeClassChunk chunk = list.get(i);
+            chunk.drainRemote();
+            if (chunk.isEntirelyFree()) {
+                list.remove(chunk);
+                retire(chunk);
             }
         }
     }
@@ -193,14 +273,8 @@ final class Magazine {
                 chunk.current = false;
                 heir.adopt(chunk);
             }
-            ChunkList list = others[sizeClass];
-            if (list != null) {
-                while (list.size() > 0) {
-                    SizeClassChunk other = list.get(list.size() - 1);
-                    list.remove(other);
-                    heir.adopt(other);
-                }
-            }
+            handOverAll(partial[sizeClass], heir);
+            handOverAll(full[sizeClass], heir);
         }
         if (large != null) {
             large.releaseReference();
@@ -211,20 +285,35 @@ final class Magazine {
         }
     }
 
+    private static void handOverAll(ChunkList list, Magazine heir) {
+        if (list == null) {
+            return;
+        }
+        SizeClassChunk chunk;
+        while ((chunk = list.pollLast()) != null) {
+            heir.adopt(chunk);
+        }
+    }
+
     /** Takes over a chunk from a closed magazine. Caller holds this (shared) magazine's lock. */
     private void adopt(SizeClassChunk chunk) {
         chunk.magazine = this;
         chunk.drainRemote();
         if (chunk.isEntirelyFree()) {
             retire(chunk);
+        } else if (chunk.freeCount > 0) {
+            partialOf(chunk.sizeClass).add(chunk);
         } else {
-            othersOf(chunk.sizeClass).add(chunk);
+            fullOf(chunk.sizeClass).add(chunk);
         }
     }
 
-    /** Number of chunks this magazine holds for {@code sizeClass} (tests and metrics; owner only). */
+    /** Number of chunks this magazine holds for {@code sizeClass}; owner only. */
     int chunkCount(int sizeClass) {
-        ChunkList list = others[sizeClass];
-        return (current[sizeClass] == null ? 0 : 1) + (list == null ? 0 : list.size());
+        return (current[sizeClass] == null ? 0 : 1) + sizeOf(partial[sizeClass]) + sizeOf(full[sizeClass]);
+    }
+
+    private static int sizeOf(ChunkList list) {
+        return list == null ? 0 : list.size();
     }
 }

@@ -174,8 +174,18 @@ final class MemoryPool {
 
     // ------------------------------------------------------------------ slabs
 
+    /** A slab of exactly {@code size} bytes (size-classed chunks: the segment count follows from it). */
     Slab takeSlab(int size) {
         Slab slab = slabs.poll(size);
+        return slab != null ? slab : allocateSlab(size);
+    }
+
+    /**
+     * A slab of at least {@code size} bytes for a large chunk: a bigger pooled slab serves as well, and using it
+     * keeps slabs of sizes no longer asked for from sitting in the pool.
+     */
+    Slab takeLargeSlab(int size) {
+        Slab slab = slabs.pollAtLeast(size);
         return slab != null ? slab : allocateSlab(size);
     }
 
@@ -232,9 +242,9 @@ final class MemoryPool {
     }
 
     int largeChunkSizeFor(int size, int averageSize) {
-        long wanted = (long) Math.max(size, averageSize) * 8;
+        long wanted = (long) Math.max(size, averageSize) * 2;
         int chunkSize = wanted >= maxLargeChunkSize ? maxLargeChunkSize
-            : Math.max(SizeClasses.MAX_CHUNK_SIZE, Integer.highestOneBit((int) wanted - 1) << 1);
+            : Math.max(SizeClasses.MIN_CHUNK_SIZE * 2, Integer.highestOneBit((int) wanted - 1) << 1);
         return Math.max(chunkSize, size);
     }
 

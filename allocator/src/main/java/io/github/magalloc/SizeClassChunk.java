@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *
  * <h2>Who writes what</h2>
  * <ul>
- *   <li>{@link #freeSegments}, {@link #freeCount}, {@link #current}, {@link #listSlot}: the owner only, that is the
+ *   <li>{@link #freeSegments}, {@link #freeCount}, {@link #current}, {@link #list}, {@link #listSlot}: the owner only, that is the
  *       thread of {@link #magazine} (or whoever holds a shared magazine's lock). Plain fields, no atomics: this is
  *       the local free list, a LIFO stack so the segment freed last (hottest in cache) is handed out first.</li>
  *   <li>{@link #remoteFrees}: any thread offers, only the owner drains. Releases from non-owner threads go here.</li>
@@ -34,7 +34,9 @@ final class SizeClassChunk extends Chunk {
     final MpscIntQueue remoteFrees;
     /** True while this is its magazine's current chunk for the class; such a chunk is never retired. */
     boolean current;
-    /** Index in the magazine's list of non-current chunks, or -1. */
+    /** The magazine's list (partial or full) holding this non-current chunk, or null. */
+    ChunkList list;
+    /** Index in {@link #list}, or -1. */
     int listSlot = -1;
 
     /** Debug mode only: 1 for a segment held by a buffer, 0 for a free one. */

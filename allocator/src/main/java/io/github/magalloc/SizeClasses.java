@@ -51,11 +51,22 @@ final class SizeClasses {
     }
 
     /**
-     * Bytes of the slab that backs one chunk of this class: room for at least 16 segments, a power of two between
-     * 64 KiB and 512 KiB so empty slabs of any class can be re-cut for any other class of the same slab size.
+     * Bytes of the slab that backs a chunk of this class: room for at least 16 segments, a power of two between
+     * 64 KiB and 512 KiB so empty slabs can be re-cut for any class of the same slab size.
      */
     static int chunkSizeOf(int index) {
-        int wanted = SIZES[index] * 16;
+        return chunkSize(SIZES[index] * 16);
+    }
+
+    /**
+     * The slab for a magazine's first chunk of a class: room for 4 segments only (still at least 64 KiB). Rare
+     * classes then cost little; a class that needs a second chunk gets full-sized ones.
+     */
+    static int firstChunkSizeOf(int index) {
+        return chunkSize(SIZES[index] * 4);
+    }
+
+    private static int chunkSize(int wanted) {
         int size = Integer.highestOneBit(wanted - 1) << 1;
         return Math.max(MIN_CHUNK_SIZE, Math.min(MAX_CHUNK_SIZE, size));
     }

@@ -46,6 +46,18 @@ final class SlabPool {
         return slab;
     }
 
+    /** An empty slab of {@code size} bytes or more (the smallest available), or null. */
+    Slab pollAtLeast(int size) {
+        for (int i = bucketOf(size); i < queues.length; i++) {
+            Slab slab = queues[i].poll();
+            if (slab != null) {
+                pooledBytes.addAndGet(-slab.size);
+                return slab;
+            }
+        }
+        return null;
+    }
+
     /** Keeps the slab if the budget allows; returns false if the caller must free it. */
     boolean offer(Slab slab) {
         if (pooledBytes.addAndGet(slab.size) > budget) {

@@ -156,4 +156,28 @@ class SizeClassChunkTest {
             .hasMessageContaining("double free");
         chunk.remoteFrees.drainTo(new int[segments], 0, segments); // leave the chunk consistent for cleanup
     }
+
+    @Test
+    void everyFreedSegmentIsReusedBeforeANewSlabIsTaken() throws Exception {
+        List<MagByteBuf> bufs = new ArrayList<>();
+        for (int i = 0; i < segments * 4; i++) {
+            bufs.add(allocate());
+        }
+        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(4);
+        java.util.Random random = new java.util.Random(42);
+        java.util.Collections.shuffle(bufs, random);
+        List<MagByteBuf> releasedHere = bufs.subList(0, segments);
+        List<MagByteBuf> releasedElsewhere = bufs.subList(segments, segments * 2);
+        releasedHere.forEach(MagByteBuf::release);
+        Thread releaser = new Thread(() -> releasedElsewhere.forEach(MagByteBuf::release));
+        releaser.start();
+        releaser.join();
+        // Two chunks' worth of segments, scattered over four chunks, half of them freed by another thread.
+        for (int i = 0; i < segments * 2; i++) {
+            allocate();
+        }
+        assertThat(pool.metrics.chunksCreated(sizeClass)).as("no new slab while freed segments exist").isEqualTo(4);
+        allocate();
+        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(5);
+    }
 }

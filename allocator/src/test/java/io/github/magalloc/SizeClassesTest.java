@@ -40,6 +40,16 @@ class SizeClassesTest {
     }
 
     @Test
+    void firstChunksAreSmallButHoldSeveralSegments() {
+        for (int i = 0; i < SizeClasses.COUNT; i++) {
+            int first = SizeClasses.firstChunkSizeOf(i);
+            assertThat(Integer.bitCount(first)).isEqualTo(1);
+            assertThat(first).isBetween(SizeClasses.MIN_CHUNK_SIZE, SizeClasses.chunkSizeOf(i));
+            assertThat(first / SizeClasses.sizeOf(i)).as("segments of class %d", i).isGreaterThanOrEqualTo(3);
+        }
+    }
+
+    @Test
     void productionSpikesHaveTheirOwnClass() {
         // 636 B and 16,639 B are the heaviest sizes of the web socket proxy trace (docs/design.md).
         assertThat(SizeClasses.sizeOf(SizeClasses.indexOf(636))).isEqualTo(640);
