@@ -18,4 +18,11 @@ public final class BenchJvm {
 
     private BenchJvm() {
     }
+
+    /** Prints the fork JVM args for a {@link Workers} mode, space separated, for scripts' -jvmArgsAppend. */
+    public static void main(String[] args) {
+        List<String> all = new java.util.ArrayList<>(ARGS);
+        all.addAll(Workers.valueOf(args.length > 0 ? args[0] : "EVENT_LOOP").jvmArgs);
+        System.out.println(String.join(" ", all));
+    }
 }

@@ -81,7 +81,11 @@ public enum SizeDistribution {
         }
 
         int draw(SplittableRandom random) {
-            long r = random.nextLong(total()); // in [0, total)
+            return sizeAt(random.nextLong(total()));
+        }
+
+        /** The size of sample number r, for r in [0, total). */
+        int sizeAt(long r) {
             int i = Arrays.binarySearch(cumulative, r);
             // Size i covers [cumulative[i-1], cumulative[i]): an exact hit on cumulative[i] belongs to i+1.
             return sizes[i >= 0 ? i + 1 : -i - 1];
