@@ -43,7 +43,8 @@ mkdir -p "$out"
 java="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 jvm_args="$("$java" -cp "$jar_file" io.github.magalloc.bench.BenchJvm "$workers")"
 
-"$java" -jar "$jar_file" "$regex" -p threads="$workers" -jvmArgsAppend "$jvm_args" \
+# ignoreLock: on a shared machine another JMH run may hold /tmp/jmh.lock; profiles still show where time goes.
+"$java" -Djmh.ignoreLock=true -jar "$jar_file" "$regex" -p threads="$workers" -jvmArgsAppend "$jvm_args" \
   -f 1 -wi 2 -w 1s -i 3 -r 2s \
   -prof "async:libPath=$lib;output=flamegraph;event=cpu;dir=$out" "$@"
 

@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {BenchJvm.XMS, BenchJvm.XMX, BenchJvm.NO_LEAK_DETECTION})
+@Fork(value = 1, jvmArgsAppend = {BenchJvm.XMS, BenchJvm.XMX, BenchJvm.NO_LEAK_DETECTION, BenchJvm.REFLECTION,
+        BenchJvm.OPEN_NIO})
 @State(Scope.Thread)
 public class AllocPatternBenchmark {
     @Param({"128", "1024", "8192", "65536"})
@@ -119,7 +120,8 @@ public class AllocPatternBenchmark {
         }
     }
 
-    static int[] shuffledRounds(int slots, int rounds) {
+    /** Slot order: {@code rounds} random permutations of 0..slots-1, seeded (the same for every allocator). */
+    public static int[] shuffledRounds(int slots, int rounds) {
         SplittableRandom random = new SplittableRandom(SizeDistribution.SEED + slots);
         int[] order = new int[slots * rounds];
         for (int r = 0; r < rounds; r++) {

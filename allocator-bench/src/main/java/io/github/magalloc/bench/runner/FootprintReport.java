@@ -1,5 +1,6 @@
 package io.github.magalloc.bench.runner;
 
+import io.github.magalloc.bench.AllocPatternBenchmark;
 import io.github.magalloc.bench.AllocatorKind;
 import io.github.magalloc.bench.Rss;
 import io.github.magalloc.bench.SizeDistribution;
@@ -11,7 +12,6 @@ import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Footprint of one allocator in one configuration, in a JVM of its own (RSS is per process, so each
  * configuration gets a fresh one; the runner starts them). Fills {@code live} buffers, churns them as the
- * AllocPattern benchmark does until steady, reports; then releases everything, trims, and reports again.
+ * AllocPattern benchmark does (every slot replaced 20 times, shuffled order) until steady, reports; then releases everything, trims, and reports again.
  * Trim: magalloc {@code trim()}; Netty pooled {@code trimCurrentThreadCache()} (the nearest equivalent: it only
  * empties the calling thread's cache, chunks stay); adaptive and unpooled have no trim API.
  *
@@ -45,10 +45,10 @@ public final class FootprintReport {
         boolean direct = !(args.length > 4 && args[4].equals("heap"));
         String config = kind + "\t" + distribution + "\t" + live + "\t" + workers + "\t" + direct + "\t";
 
-        long rssBefore = Rss.bytes();
         ByteBufAllocator allocator = kind.create(direct);
+        String start = "start\t0\t" + AllocatorKind.usedMemory(allocator) + "\t" + Rss.bytes() + "\t-";
         List<String> lines = onWorker(workers, () -> run(kind, allocator, workers, distribution, live, direct));
-        System.out.println(PREFIX + config + "start\t0\t" + AllocatorKind.usedMemory(allocator) + "\t" + rssBefore + "\t-");
+        System.out.println(PREFIX + config + start);
         for (String line : lines) {
             System.out.println(PREFIX + config + line);
         }
@@ -65,9 +65,9 @@ public final class FootprintReport {
             liveSizes[i] = sizes[cursor % sizes.length];
             buffers[i] = allocate(allocator, direct, liveSizes[i]);
         }
-        SplittableRandom random = new SplittableRandom(SizeDistribution.SEED);
-        for (long op = 0; op < (long) CHURN_ROUNDS * live; op++, cursor++) {
-            int slot = random.nextInt(live);
+        int[] slotOrder = AllocPatternBenchmark.shuffledRounds(live, CHURN_ROUNDS); // as the benchmark does
+        for (int slot : slotOrder) {
+            cursor++;
             buffers[slot].release();
             liveSizes[slot] = sizes[cursor % sizes.length];
             buffers[slot] = allocate(allocator, direct, liveSizes[slot]);

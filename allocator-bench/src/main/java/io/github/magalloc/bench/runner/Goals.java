@@ -67,6 +67,12 @@ final class Goals {
                         unmeasured++;
                         return;
                     }
+                    if (r.secondary("mem.used") < r.secondary("mem.live")) {
+                        // Live buffers occupy memory: a pool reporting less is not counting them.
+                        verdict(out, r, "used", r.secondary("mem.used/live"), false,
+                                ">= 1x live bytes for the metric to be believable; INVALID used-memory metric");
+                        return;
+                    }
                     check(out, r, "used vs ADAPTIVE", usedRatioToAdaptive(r), 1.0, false);
                     if ("8192".equals(r.param("maxLive"))) {
                         check(out, r, "used/live", r.secondary("mem.used/live"), 1.3, false);

@@ -5,7 +5,6 @@ import io.github.magalloc.bench.BenchJvm;
 import io.github.magalloc.bench.FootprintProfiler;
 import io.github.magalloc.bench.SizeDistribution;
 import io.github.magalloc.bench.Workers;
-import io.netty.util.Version;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
@@ -18,9 +17,13 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,7 +38,9 @@ import java.util.regex.Pattern;
  * the iterations of the annotations (3 warmup + 5 measurement of 1 s); hours.
  * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there.
  *
- * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N]}.
+ * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--jvm-arg ARG]...};
+ * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP} or {@code Footprint};
+ * {@code --jvm-arg} adds an argument to every benchmark and footprint JVM.
  */
 public final class SideBySide {
     private static final String[] MAIN3 = {"MAGALLOC", "ADAPTIVE", "POOLED"};
@@ -56,12 +61,16 @@ public final class SideBySide {
     private final boolean full;
     private final Path out;
     private final int forks;
+    /** Args of every benchmark fork and footprint JVM. */
+    private final List<String> jvmArgs;
     private final PrintStream console = System.out;
 
-    private SideBySide(boolean full, Path out, int forks) {
+    private SideBySide(boolean full, Path out, int forks, List<String> extraJvmArgs) {
         this.full = full;
         this.out = out;
         this.forks = forks;
+        this.jvmArgs = new ArrayList<>(BenchJvm.ARGS);
+        this.jvmArgs.addAll(extraJvmArgs);
     }
 
     public static void main(String[] args) throws Exception {
@@ -69,21 +78,24 @@ public final class SideBySide {
         Path out = null;
         Pattern only = null;
         int forks = -1;
+        List<String> extraJvmArgs = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--full": full = true; break;
                 case "--out": out = Path.of(args[++i]); break;
                 case "--only": only = Pattern.compile(args[++i]); break;
                 case "--forks": forks = Integer.parseInt(args[++i]); break;
+                case "--jvm-arg": extraJvmArgs.add(args[++i]); break;
                 default:
-                    System.err.println("usage: SideBySide [--full] [--out DIR] [--only REGEX] [--forks N]");
+                    System.err.println("usage: SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] "
+                            + "[--jvm-arg ARG]...");
                     System.exit(2);
             }
         }
         if (out == null) {
             out = Path.of(full ? "results" : "bench-quick");
         }
-        SideBySide runner = new SideBySide(full, out, forks > 0 ? forks : full ? 2 : 1);
+        SideBySide runner = new SideBySide(full, out, forks > 0 ? forks : full ? 2 : 1, extraJvmArgs);
         List<Run> runs = new ArrayList<>();
         for (Run run : full ? fullRuns() : quickRuns()) {
             if (only == null || only.matcher(run.name()).find()) {
@@ -136,6 +148,7 @@ public final class SideBySide {
     private boolean runAll(List<Run> runs, Pattern only) throws IOException, InterruptedException, RunnerException {
         Files.createDirectories(out);
         printEnvironment();
+        warnIfAnotherJmhRuns();
         boolean complete = true;
         List<BenchResult> results = new ArrayList<>();
         for (int i = 0; i < runs.size(); i++) {
@@ -173,12 +186,12 @@ public final class SideBySide {
     }
 
     private org.openjdk.jmh.runner.options.Options options(Run run, Path json) {
-        List<String> jvmArgs = new ArrayList<>(BenchJvm.ARGS);
-        jvmArgs.addAll(run.workers().jvmArgs);
+        List<String> forkArgs = new ArrayList<>(jvmArgs);
+        forkArgs.addAll(run.workers().jvmArgs);
         ChainedOptionsBuilder builder = new OptionsBuilder()
                 .include("\\.bench\\." + run.benchmark() + "Benchmark\\.")
                 .param("threads", run.workers().name())
-                .jvmArgsAppend(jvmArgs.toArray(new String[0]))
+                .jvmArgsAppend(forkArgs.toArray(new String[0]))
                 .forks(forks)
                 .addProfiler(GCProfiler.class)
                 .addProfiler(FootprintProfiler.class)
@@ -218,22 +231,8 @@ public final class SideBySide {
         List<String> tsv = new ArrayList<>();
         boolean ok = true;
         for (String[] config : configs) {
-            List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(BenchJvm.ARGS);
-            command.add("-cp");
-            command.add(System.getProperty("java.class.path"));
-            command.add(FootprintReport.class.getName());
-            command.addAll(List.of(config));
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             List<String> lines = new ArrayList<>();
-            try (BufferedReader reader = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = reader.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            }
-            int exit = process.waitFor();
+            int exit = javaWithForkArgs(FootprintReport.class.getName(), List.of(config), lines);
             int rows = 0;
             for (String line : lines) {
                 if (!line.startsWith(FootprintReport.PREFIX)) {
@@ -258,19 +257,55 @@ public final class SideBySide {
         return ok;
     }
 
+    /** Runs a main class of this jar in a JVM with the benchmark forks' args; collects its output lines. */
+    private int javaWithForkArgs(String mainClass, List<String> args, List<String> lines)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try (BufferedReader reader = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = reader.readLine()) != null; ) {
+                lines.add(line);
+            }
+        }
+        return process.waitFor();
+    }
+
     private static String mib(double bytes) {
         return bytes < 0 ? "-" : ResultTable.fmt(bytes / (1 << 20));
     }
 
-    private void printEnvironment() {
-        console.printf(Locale.ROOT, "magalloc side-by-side (%s): java %s (%s), Netty %s, %d CPUs, %s %s%n",
-                full ? "full" : "quick", System.getProperty("java.version"), System.getProperty("java.vm.name"),
-                Version.identify().getOrDefault("netty-buffer", null) == null ? "?"
-                        : Version.identify().get("netty-buffer").artifactVersion(),
-                Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
-                System.getProperty("os.arch"));
-        console.println("fork JVM args: " + String.join(" ", BenchJvm.ARGS)
-                + " (+ " + String.join(" ", Workers.EVENT_LOOP.jvmArgs) + " for EVENT_LOOP); profilers: gc, "
+    /**
+     * JMH refuses to start while another JMH run holds its lock file. On a shared development machine that is
+     * common, so say so (the numbers will be disturbed) and go on instead of failing.
+     */
+    private void warnIfAnotherJmhRuns() throws IOException {
+        Path lockFile = Path.of(System.getProperty("java.io.tmpdir"), "jmh.lock");
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock lock = channel.tryLock()) {
+            if (lock == null) {
+                console.println("WARNING: another JMH run holds " + lockFile + "; running anyway, "
+                        + "expect disturbed numbers.");
+            }
+        } catch (OverlappingFileLockException e) {
+            // held by this JVM: nothing else is running
+        }
+        System.setProperty("jmh.ignoreLock", "true");
+    }
+
+    private void printEnvironment() throws IOException, InterruptedException {
+        List<String> lines = new ArrayList<>();
+        javaWithForkArgs(BenchJvm.class.getName(), List.of("describe"), lines);
+        console.println("magalloc side-by-side (" + (full ? "full" : "quick") + "), in the benchmark JVMs: "
+                + String.join(" / ", lines));
+        console.println("fork JVM args: " + String.join(" ", jvmArgs) + " (+ "
+                + String.join(" ", Workers.EVENT_LOOP.jvmArgs) + " for EVENT_LOOP); profilers: gc, "
                 + FootprintProfiler.class.getSimpleName());
     }
 }

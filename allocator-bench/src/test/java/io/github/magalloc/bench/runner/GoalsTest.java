@@ -61,6 +61,13 @@ class GoalsTest {
     }
 
     @Test
+    void usedMemoryBelowLiveBytesIsReportedAsAnInvalidMetric() {
+        String out = print(parse(pattern("MAGALLOC", 50, 0.0, 20.0), pattern("ADAPTIVE", 100, 25.0, 20.0)));
+        assertThat(out).contains("INVALID used-memory metric) NOT met");
+        assertThat(out).doesNotContain("used/live: 0.00");
+    }
+
+    @Test
     void goalsWithoutRowsSayNotMeasured() {
         String out = print(parse(fixed("MAGALLOC", 12.0, 0.0)));
         assertThat(out).contains("vs ADAPTIVE: not measured (no comparable row)");
