@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * about as expensive as the allocation being measured (hiding differences between allocators), and a linked
  * queue would allocate a node per buffer (polluting gc.alloc.rate.norm).
  *
- * <p>Never hangs: both sides spin with non-blocking offer/poll and give up as soon as JMH sets
+ * <p>Never hangs: both sides spin (then yield) on non-blocking offer/poll and give up as soon as JMH sets
  * {@link Control#stopMeasurement}. Buffers still queued at the end of an iteration are released in the
  * iteration teardown, which JMH runs after both threads have left the measurement loop.
  */
@@ -76,12 +76,12 @@ public class CrossThreadBenchmark {
             sizeCursor = 0;
         }
         ByteBuf buf = state.allocate(size);
-        while (!queue.offer(buf)) {
+        for (int spins = 0; !queue.offer(buf); spins++) {
             if (control.stopMeasurement) {
                 buf.release();
                 return;
             }
-            Thread.onSpinWait();
+            backOff(spins);
         }
     }
 
@@ -89,13 +89,25 @@ public class CrossThreadBenchmark {
     @Group("xthread")
     public void consume(Worker worker, Control control) {
         ByteBuf buf;
-        while ((buf = queue.relaxedPoll()) == null) {
+        for (int spins = 0; (buf = queue.relaxedPoll()) == null; spins++) {
             if (control.stopMeasurement) {
                 return;
             }
-            Thread.onSpinWait();
+            backOff(spins);
         }
         buf.release();
+    }
+
+    /**
+     * Spin briefly, then yield: on idle cores yield returns at once, but when the machine runs more threads than
+     * cores it lets the other side run instead of burning the whole time slice waiting for it.
+     */
+    private static void backOff(int spins) {
+        if (spins < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
     }
 
     @TearDown(Level.Iteration)
