@@ -1,0 +1,59 @@
+package io.github.magalloc.bench;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.internal.ThreadExecutorMap;
+
+import java.util.List;
+
+/**
+ * The {@code threads} param: which kind of thread the JMH workers are. The executor is a JVM-wide JMH setting,
+ * so the param cannot choose it; instead each mode says which JVM args select it, and {@link #verify} fails the
+ * trial loudly when the param and the actual worker thread disagree (so a mislabelled result cannot appear).
+ */
+public enum Workers {
+    /** Inside a Netty DefaultEventExecutor: FastThreadLocalThread with a current executor (a Netty I/O thread). */
+    EVENT_LOOP(EventLoopExecutor.JVM_ARGS),
+    /** JMH's default executor: plain java.lang.Threads (application threads, the shared-magazine path). */
+    PLAIN(List.of());
+
+    /** JVM args of the forked benchmark JVM that make its workers this kind of thread. */
+    public final List<String> jvmArgs;
+
+    Workers(List<String> jvmArgs) {
+        this.jvmArgs = jvmArgs;
+    }
+
+    /** True when the calling thread is what this mode promises. */
+    public boolean matchesCurrentThread() {
+        boolean eventLoop = Thread.currentThread() instanceof FastThreadLocalThread
+                && ThreadExecutorMap.currentExecutor() != null;
+        boolean plain = !(Thread.currentThread() instanceof FastThreadLocalThread)
+                && ThreadExecutorMap.currentExecutor() == null;
+        return this == EVENT_LOOP ? eventLoop : plain;
+    }
+
+    /**
+     * Call from a worker thread in {@code @Setup(Level.Trial)}. Checks the thread kind, then that Netty's
+     * adaptive allocator really takes its thread-local path on event loops (and the shared path on plain threads).
+     */
+    public void verify(AllocatorKind kind, ByteBufAllocator allocator) {
+        if (!matchesCurrentThread()) {
+            throw new IllegalStateException("threads=" + this + " but the worker is " + Thread.currentThread()
+                    + (this == EVENT_LOOP
+                    ? "; run the fork with " + String.join(" ", jvmArgs)
+                    : "; run the fork without -Djmh.executor=CUSTOM"));
+        }
+        if (kind == AllocatorKind.ADAPTIVE) {
+            ByteBuf probe = allocator.buffer(64); // creates this thread's magazines if it gets any
+            probe.release();
+            boolean threadLocal = AdaptiveThreadLocalProbe.usesThreadLocalMagazines(allocator);
+            if (threadLocal != (this == EVENT_LOOP)) {
+                throw new IllegalStateException("AdaptiveByteBufAllocator thread-local magazines: " + threadLocal
+                        + " on threads=" + this + " (heap " + Runtime.getRuntime().maxMemory()
+                        + " B; Netty disables them at 512 MiB or less)");
+            }
+        }
+    }
+}

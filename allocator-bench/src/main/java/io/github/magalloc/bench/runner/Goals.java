@@ -1,0 +1,132 @@
+package io.github.magalloc.bench.runner;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * Checks the issue's goals against the measured rows and prints one line per configuration: the measured
+ * value, the bound, and met / NOT met. A goal with no matching rows says "not measured". Nothing here is a
+ * number from anywhere but the results; short runs make the verdicts indicative only.
+ */
+final class Goals {
+    private static final String MAGALLOC = "MAGALLOC";
+
+    private final List<BenchResult> results;
+    private int met;
+    private int missed;
+    private int unmeasured;
+
+    Goals(List<BenchResult> results) {
+        this.results = results;
+    }
+
+    void print(PrintStream out) {
+        out.println("Goals (from the issue), per measured configuration:");
+        Set<String> headline = Set.of("SOCKET_PROXY", "API_GATEWAY");
+        Set<String> lives = Set.of("1024", "8192");
+
+        section(out, "G1 AllocPattern SOCKET_PROXY/API_GATEWAY, 1,024/8,192 live: "
+                        + "<= 0.60x adaptive and <= 0.35x pooled ns/op",
+                b -> b.name().equals("AllocPattern") && headline.contains(b.param("distribution"))
+                        && lives.contains(b.param("maxLive")),
+                r -> {
+                    check(out, r, "vs ADAPTIVE", ResultTable.ratio(results, r, "ADAPTIVE"), 0.60, false);
+                    check(out, r, "vs POOLED", ResultTable.ratio(results, r, "POOLED"), 0.35, false);
+                });
+        section(out, "G2 FixedSize 256 B direct: <= 0.60x adaptive ns/op",
+                b -> b.name().equals("FixedSize") && "256".equals(b.param("size")) && "true".equals(b.param("direct")),
+                r -> check(out, r, "vs ADAPTIVE", ResultTable.ratio(results, r, "ADAPTIVE"), 0.60, false));
+        section(out, "G3 CrossThread: >= 2x adaptive's producer throughput",
+                b -> b.name().startsWith("CrossThread"),
+                r -> check(out, r, "vs ADAPTIVE", ResultTable.ratio(results, r, "ADAPTIVE"), 2.0, true));
+        section(out, "G4 Plain threads: magalloc no slower than adaptive in any benchmark",
+                b -> b.workers().equals("PLAIN"),
+                r -> check(out, r, "vs ADAPTIVE", ResultTable.ratio(results, r, "ADAPTIVE"), 1.0,
+                        r.higherIsBetter()));
+        section(out, "G5 gc.alloc.rate.norm < 1 B/op on every pooled magalloc path "
+                        + "(rows above magalloc's largest pooled size are expected to miss)",
+                b -> true,
+                r -> {
+                    double norm = r.secondary("gc.alloc.rate.norm");
+                    if (Double.isNaN(norm)) {
+                        line(out, r, "B/op", "not measured (run with -prof gc)");
+                        unmeasured++;
+                    } else {
+                        verdict(out, r, "B/op", norm, norm < 1.0, "< 1");
+                    }
+                });
+        section(out, "G6 AllocPattern used memory <= adaptive's; at 8,192 live <= 1.3x live bytes",
+                b -> b.name().equals("AllocPattern"),
+                r -> {
+                    if (Double.isNaN(r.secondary("mem.used"))) {
+                        line(out, r, "used", "not measured (run with -prof io.github.magalloc.bench.FootprintProfiler)");
+                        unmeasured++;
+                        return;
+                    }
+                    if (r.secondary("mem.used") < r.secondary("mem.live")) {
+                        // Live buffers occupy memory: a pool reporting less is not counting them.
+                        missed++;
+                        line(out, r, "used/live", ResultTable.fmt(r.secondary("mem.used/live"))
+                                + " NOT met: INVALID metric, used memory below the live bytes");
+                        return;
+                    }
+                    check(out, r, "used vs ADAPTIVE", usedRatioToAdaptive(r), 1.0, false);
+                    if ("8192".equals(r.param("maxLive"))) {
+                        check(out, r, "used/live", r.secondary("mem.used/live"), 1.3, false);
+                    }
+                });
+        out.printf(Locale.ROOT, "Goal checks: %d met, %d NOT met, %d not measured%n", met, missed, unmeasured);
+    }
+
+    private double usedRatioToAdaptive(BenchResult r) {
+        for (BenchResult o : results) {
+            if (o.allocator().equals("ADAPTIVE") && o.configKey().equals(r.configKey())) {
+                return r.secondary("mem.used") / o.secondary("mem.used");
+            }
+        }
+        return Double.NaN;
+    }
+
+    private void section(PrintStream out, String title, Predicate<BenchResult> filter, Consumer<BenchResult> body) {
+        out.println(title);
+        List<BenchResult> rows = magalloc(filter);
+        if (rows.isEmpty()) {
+            out.println("    not measured (no MAGALLOC row for this goal)");
+            unmeasured++;
+        }
+        rows.forEach(body);
+    }
+
+    private List<BenchResult> magalloc(Predicate<BenchResult> filter) {
+        return results.stream().filter(r -> r.allocator().equals(MAGALLOC)).filter(filter).toList();
+    }
+
+    private void check(PrintStream out, BenchResult r, String what, double value, double bound, boolean atLeast) {
+        if (Double.isNaN(value)) {
+            line(out, r, what, "not measured (no comparable row)");
+            unmeasured++;
+            return;
+        }
+        verdict(out, r, what, value, atLeast ? value >= bound : value <= bound,
+                (atLeast ? ">= " : "<= ") + ResultTable.fmt(bound) + "x");
+    }
+
+    private void verdict(PrintStream out, BenchResult r, String what, double value, boolean ok, String bound) {
+        if (ok) {
+            met++;
+        } else {
+            missed++;
+        }
+        line(out, r, what, String.format(Locale.ROOT, "%s (goal %s) %s", ResultTable.fmt(value), bound,
+                ok ? "met" : "NOT met"));
+    }
+
+    private static void line(PrintStream out, BenchResult r, String what, String text) {
+        out.printf(Locale.ROOT, "    %-20s %-10s t=%d %-55s %s: %s%n", r.name(), r.workers(), r.jmhThreads(),
+                r.otherParams(), what, text);
+    }
+}

@@ -1,0 +1,311 @@
+package io.github.magalloc.bench.runner;
+
+import io.github.magalloc.bench.AllocatorKind;
+import io.github.magalloc.bench.BenchJvm;
+import io.github.magalloc.bench.FootprintProfiler;
+import io.github.magalloc.bench.SizeDistribution;
+import io.github.magalloc.bench.Workers;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Runs the allocators side by side and prints one table, the goal checks and the footprint table.
+ * Quick mode (default): a few configurations, 1 fork, 1 warmup + 2 measurement iterations of 1 s, a few minutes
+ * on 2 cores; indicative only. {@code --full}: every benchmark with every param, both thread kinds, 2 forks and
+ * the iterations of the annotations (3 warmup + 5 measurement of 1 s); hours.
+ * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there.
+ *
+ * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--jvm-arg ARG]...};
+ * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP} or {@code Footprint};
+ * {@code --jvm-arg} adds an argument to every benchmark and footprint JVM.
+ */
+public final class SideBySide {
+    private static final String[] MAIN3 = {"MAGALLOC", "ADAPTIVE", "POOLED"};
+    private static final String[] MAIN2 = {"MAGALLOC", "ADAPTIVE"};
+
+    /** One JMH invocation: one benchmark class on one kind of worker thread, with explicit params (none = all). */
+    record Run(String benchmark, Workers workers, Map<String, String[]> params) {
+        String name() {
+            return benchmark + "-" + workers;
+        }
+
+        /** Forks this run makes; -1 when params come from the annotations. */
+        int configurations() {
+            return params.isEmpty() ? -1 : params.values().stream().mapToInt(v -> v.length).reduce(1, (a, b) -> a * b);
+        }
+    }
+
+    private final boolean full;
+    private final Path out;
+    private final int forks;
+    /** Args of every benchmark fork and footprint JVM. */
+    private final List<String> jvmArgs;
+    private final PrintStream console = System.out;
+
+    private SideBySide(boolean full, Path out, int forks, List<String> extraJvmArgs) {
+        this.full = full;
+        this.out = out;
+        this.forks = forks;
+        this.jvmArgs = new ArrayList<>(BenchJvm.ARGS);
+        this.jvmArgs.addAll(extraJvmArgs);
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean full = false;
+        Path out = null;
+        Pattern only = null;
+        int forks = -1;
+        List<String> extraJvmArgs = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--full": full = true; break;
+                case "--out": out = Path.of(args[++i]); break;
+                case "--only": only = Pattern.compile(args[++i]); break;
+                case "--forks": forks = Integer.parseInt(args[++i]); break;
+                case "--jvm-arg": extraJvmArgs.add(args[++i]); break;
+                default:
+                    System.err.println("usage: SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] "
+                            + "[--jvm-arg ARG]...");
+                    System.exit(2);
+            }
+        }
+        if (out == null) {
+            out = Path.of(full ? "results" : "bench-quick");
+        }
+        SideBySide runner = new SideBySide(full, out, forks > 0 ? forks : full ? 2 : 1, extraJvmArgs);
+        List<Run> runs = new ArrayList<>();
+        for (Run run : full ? fullRuns() : quickRuns()) {
+            if (only == null || only.matcher(run.name()).find()) {
+                runs.add(run);
+            }
+        }
+        System.exit(runner.runAll(runs, only) ? 0 : 1);
+    }
+
+    static List<Run> quickRuns() {
+        return List.of(
+                run("AllocPattern", Workers.EVENT_LOOP, "allocator", MAIN3, "distribution",
+                        new String[] {"SOCKET_PROXY", "API_GATEWAY"}, "maxLive", new String[] {"1024", "8192"},
+                        "readWrite", new String[] {"false"}, "direct", new String[] {"true"}),
+                run("FixedSize", Workers.EVENT_LOOP, "allocator", MAIN3, "size", new String[] {"256"},
+                        "direct", new String[] {"true"}),
+                run("CrossThread", Workers.EVENT_LOOP, "allocator", MAIN3, "size", new String[] {"256"},
+                        "direct", new String[] {"true"}),
+                run("Growth", Workers.EVENT_LOOP, "allocator", MAIN2, "target", new String[] {"16384"},
+                        "direct", new String[] {"true"}),
+                run("AllocPattern", Workers.PLAIN, "allocator", MAIN2, "distribution", new String[] {"SOCKET_PROXY"},
+                        "maxLive", new String[] {"1024"}, "readWrite", new String[] {"false"},
+                        "direct", new String[] {"true"}),
+                run("FixedSize", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"256"},
+                        "direct", new String[] {"true"}),
+                run("CrossThread", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"256"},
+                        "direct", new String[] {"true"}),
+                run("Concurrent", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"SOCKET_PROXY"},
+                        "direct", new String[] {"true"}));
+    }
+
+    static List<Run> fullRuns() {
+        List<Run> runs = new ArrayList<>();
+        for (String benchmark : List.of("AllocPattern", "FixedSize", "CrossThread", "Concurrent", "Growth")) {
+            for (Workers workers : Workers.values()) {
+                runs.add(new Run(benchmark, workers, Map.of()));
+            }
+        }
+        return runs;
+    }
+
+    private static Run run(String benchmark, Workers workers, Object... keyValues) {
+        Map<String, String[]> params = new LinkedHashMap<>();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            params.put((String) keyValues[i], (String[]) keyValues[i + 1]);
+        }
+        return new Run(benchmark, workers, params);
+    }
+
+    private boolean runAll(List<Run> runs, Pattern only) throws IOException, InterruptedException, RunnerException {
+        Files.createDirectories(out);
+        printEnvironment();
+        warnIfAnotherJmhRuns();
+        boolean complete = true;
+        List<BenchResult> results = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            Run run = runs.get(i);
+            Path json = out.resolve(run.name() + ".json");
+            Files.deleteIfExists(json);
+            console.printf(Locale.ROOT, "[%d/%d] %s: %s forks ...%n", i + 1, runs.size(), run.name(),
+                    run.configurations() < 0 ? "all params," : String.valueOf(run.configurations() * forks));
+            long start = System.nanoTime();
+            new Runner(options(run, json)).run();
+            List<BenchResult> got = Files.exists(json) ? BenchResult.load(json) : List.of();
+            results.addAll(got);
+            console.printf(Locale.ROOT, "      %d results in %d s%n", got.size(), (System.nanoTime() - start) / 1_000_000_000L);
+            if (run.configurations() >= 0 && got.size() != run.configurations()) {
+                console.printf("      MISSING RESULTS: expected %d; a benchmark failed, see %s%n",
+                        run.configurations(), out.resolve("jmh.log"));
+                complete = false;
+            }
+        }
+        console.println();
+        new ResultTable(results).print(console);
+        console.println();
+        new Goals(results).print(console);
+        if (only == null || only.matcher("Footprint").find()) {
+            console.println();
+            complete &= footprint();
+        }
+        console.println();
+        console.println("JSON results and jmh.log: " + out.toAbsolutePath());
+        if (!full) {
+            console.println("Quick run (1 fork, 2 x 1 s iterations, shared machine): indicative only; "
+                    + "use --full for numbers to quote.");
+        }
+        return complete;
+    }
+
+    private org.openjdk.jmh.runner.options.Options options(Run run, Path json) {
+        List<String> forkArgs = new ArrayList<>(jvmArgs);
+        forkArgs.addAll(run.workers().jvmArgs);
+        ChainedOptionsBuilder builder = new OptionsBuilder()
+                .include("\\.bench\\." + run.benchmark() + "Benchmark\\.")
+                .param("threads", run.workers().name())
+                .jvmArgsAppend(forkArgs.toArray(new String[0]))
+                .forks(forks)
+                .addProfiler(GCProfiler.class)
+                .addProfiler(FootprintProfiler.class)
+                .resultFormat(ResultFormatType.JSON)
+                .result(json.toString())
+                .output(out.resolve("jmh.log").toString());
+        run.params().forEach(builder::param);
+        if (!full) {
+            builder.warmupIterations(1).warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(2).measurementTime(TimeValue.seconds(1));
+        }
+        return builder.build();
+    }
+
+    /** One JVM per configuration, with the benchmark forks' JVM args: RSS is per process. */
+    private boolean footprint() throws IOException, InterruptedException {
+        List<String[]> configs = new ArrayList<>();
+        if (full) {
+            for (AllocatorKind kind : AllocatorKind.values()) {
+                for (SizeDistribution distribution : SizeDistribution.values()) {
+                    for (String live : List.of("1024", "8192")) {
+                        for (Workers workers : Workers.values()) {
+                            configs.add(new String[] {kind.name(), distribution.name(), live, workers.name()});
+                        }
+                    }
+                }
+            }
+        } else {
+            for (String kind : MAIN3) {
+                configs.add(new String[] {kind, "SOCKET_PROXY", "8192", "EVENT_LOOP"});
+            }
+        }
+        console.println("Footprint (FootprintReport, one JVM per row): used = allocator metric (heap+direct), "
+                + "live = bytes asked for by live buffers, RSS = process VmRSS.");
+        TextTable table = new TextTable("allocator", "distribution", "live bufs", "threads", "phase", "live MiB",
+                "used MiB", "used/live", "RSS MiB", "trim");
+        List<String> tsv = new ArrayList<>();
+        boolean ok = true;
+        for (String[] config : configs) {
+            List<String> lines = new ArrayList<>();
+            int exit = javaWithForkArgs(FootprintReport.class.getName(), List.of(config), lines);
+            int rows = 0;
+            for (String line : lines) {
+                if (!line.startsWith(FootprintReport.PREFIX)) {
+                    continue;
+                }
+                tsv.add(line.substring(FootprintReport.PREFIX.length()));
+                String[] c = line.substring(FootprintReport.PREFIX.length()).split("\t");
+                double live = Double.parseDouble(c[6]);
+                double used = Double.parseDouble(c[7]);
+                table.add(c[0], c[1], c[2], c[3], c[5], mib(live), mib(used),
+                        live == 0 ? "-" : ResultTable.fmt(used / live) + "x", mib(Double.parseDouble(c[8])), c[9]);
+                rows++;
+            }
+            if (exit != 0 || rows == 0) {
+                ok = false;
+                console.println("FootprintReport " + String.join(" ", config) + " FAILED (exit " + exit + "):");
+                lines.forEach(l -> console.println("    " + l));
+            }
+        }
+        table.print(console);
+        Files.write(out.resolve("footprint.tsv"), tsv);
+        return ok;
+    }
+
+    /** Runs a main class of this jar in a JVM with the benchmark forks' args; collects its output lines. */
+    private int javaWithForkArgs(String mainClass, List<String> args, List<String> lines)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(args);
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try (BufferedReader reader = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = reader.readLine()) != null; ) {
+                lines.add(line);
+            }
+        }
+        return process.waitFor();
+    }
+
+    private static String mib(double bytes) {
+        return bytes < 0 ? "-" : ResultTable.fmt(bytes / (1 << 20));
+    }
+
+    /**
+     * JMH refuses to start while another JMH run holds its lock file. On a shared development machine that is
+     * common, so say so (the numbers will be disturbed) and go on instead of failing.
+     */
+    private void warnIfAnotherJmhRuns() throws IOException {
+        Path lockFile = Path.of(System.getProperty("java.io.tmpdir"), "jmh.lock");
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock lock = channel.tryLock()) {
+            if (lock == null) {
+                console.println("WARNING: another JMH run holds " + lockFile + "; running anyway, "
+                        + "expect disturbed numbers.");
+            }
+        } catch (OverlappingFileLockException e) {
+            // held by this JVM: nothing else is running
+        }
+        System.setProperty("jmh.ignoreLock", "true");
+    }
+
+    private void printEnvironment() throws IOException, InterruptedException {
+        List<String> lines = new ArrayList<>();
+        javaWithForkArgs(BenchJvm.class.getName(), List.of("describe"), lines);
+        console.println("magalloc side-by-side (" + (full ? "full" : "quick") + "), in the benchmark JVMs: "
+                + String.join(" / ", lines));
+        console.println("fork JVM args: " + String.join(" ", jvmArgs) + " (+ "
+                + String.join(" ", Workers.EVENT_LOOP.jvmArgs) + " for EVENT_LOOP); profilers: gc, "
+                + FootprintProfiler.class.getSimpleName());
+    }
+}

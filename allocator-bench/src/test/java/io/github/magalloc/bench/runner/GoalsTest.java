@@ -1,0 +1,87 @@
+package io.github.magalloc.bench.runner;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import static io.github.magalloc.bench.runner.JsonTest.metric;
+import static io.github.magalloc.bench.runner.JsonTest.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class GoalsTest {
+    private static List<BenchResult> parse(String... rows) {
+        return ((List<?>) Json.parse("[" + String.join(",", rows) + "]")).stream()
+                .map(o -> BenchResult.of((Map<?, ?>) o)).toList();
+    }
+
+    private static String fixed(String allocator, double ns, double bytesPerOp) {
+        return row("FixedSizeBenchmark.allocRelease", "avgt", allocator, ", \"size\" : \"256\"", ns, "ns/op",
+                metric("gc.alloc.rate.norm", bytesPerOp, "B/op"));
+    }
+
+    private static String pattern(String allocator, double ns, double used, double live) {
+        return row("AllocPatternBenchmark.allocRelease", "avgt", allocator,
+                ", \"distribution\" : \"SOCKET_PROXY\", \"maxLive\" : \"8192\"", ns, "ns/op",
+                metric("gc.alloc.rate.norm", 0.0, "B/op") + "," + metric("mem.used", used, "B") + ","
+                        + metric("mem.live", live, "B") + "," + metric("mem.used/live", used / live, "x"));
+    }
+
+    private static String print(List<BenchResult> results) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new Goals(results).print(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void fixedSizeGoalIsMetOnlyAtOrBelowSixtyPercentOfAdaptive() {
+        assertThat(print(parse(fixed("MAGALLOC", 12.0, 0.0), fixed("ADAPTIVE", 20.0, 0.0))))
+                .contains("vs ADAPTIVE: 0.60 (goal <= 0.60x) met");
+        assertThat(print(parse(fixed("MAGALLOC", 13.0, 0.0), fixed("ADAPTIVE", 20.0, 0.0))))
+                .contains("vs ADAPTIVE: 0.65 (goal <= 0.60x) NOT met");
+    }
+
+    @Test
+    void allocationPerOpGoalFailsAtOneByte() {
+        assertThat(print(parse(fixed("MAGALLOC", 12.0, 1.0), fixed("ADAPTIVE", 20.0, 0.0))))
+                .contains("B/op: 1.00 (goal < 1) NOT met");
+    }
+
+    @Test
+    void footprintGoalsCompareWithAdaptiveAndLiveBytes() {
+        String out = print(parse(pattern("MAGALLOC", 50, 30.0, 20.0), pattern("ADAPTIVE", 100, 25.0, 20.0),
+                pattern("POOLED", 100, 28.0, 20.0)));
+        assertThat(out).contains("used vs ADAPTIVE: 1.20 (goal <= 1.00x) NOT met");
+        assertThat(out).contains("used/live: 1.50 (goal <= 1.30x) NOT met");
+        assertThat(out).contains("vs ADAPTIVE: 0.50 (goal <= 0.60x) met");
+        assertThat(out).contains("vs POOLED: 0.50 (goal <= 0.35x) NOT met");
+    }
+
+    @Test
+    void usedMemoryBelowLiveBytesIsReportedAsAnInvalidMetric() {
+        String out = print(parse(pattern("MAGALLOC", 50, 0.0, 20.0), pattern("ADAPTIVE", 100, 25.0, 20.0)));
+        assertThat(out).contains("used/live: 0.00 NOT met: INVALID metric, used memory below the live bytes");
+        assertThat(out).doesNotContain("used vs ADAPTIVE");
+    }
+
+    @Test
+    void goalsWithoutRowsSayNotMeasured() {
+        String out = print(parse(fixed("MAGALLOC", 12.0, 0.0)));
+        assertThat(out).contains("vs ADAPTIVE: not measured (no comparable row)");
+        assertThat(out).contains("G3 CrossThread: >= 2x adaptive's producer throughput\n"
+                + "    not measured (no MAGALLOC row for this goal)");
+    }
+
+    @Test
+    void tableShowsRatioToAdaptive() {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new ResultTable(parse(fixed("MAGALLOC", 10.0, 0.0), fixed("ADAPTIVE", 20.0, 0.0)))
+                .print(new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String table = bytes.toString(StandardCharsets.UTF_8);
+        assertThat(table).containsPattern("MAGALLOC +10\\.00 +- +ns/op +0\\.00 +0\\.50x +lower");
+        assertThat(table).containsPattern("ADAPTIVE +20\\.00 +- +ns/op +0\\.00 +1\\.00x +lower");
+    }
+}
