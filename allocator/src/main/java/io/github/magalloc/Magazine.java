@@ -138,9 +138,7 @@ final class Magazine {
     private SizeClassChunk newChunk(int sizeClass) {
         int slabSize = chunkCount(sizeClass) == 0
             ? SizeClasses.firstChunkSizeOf(sizeClass) : SizeClasses.chunkSizeOf(sizeClass);
-        SizeClassChunk chunk = new SizeClassChunk(pool.takeSlab(slabSize), pool, this, sizeClass);
-        pool.metrics.chunkCreated(sizeClass, slabSize);
-        return chunk;
+        return pool.takeChunk(this, sizeClass, slabSize);
     }
 
     /**
@@ -194,11 +192,10 @@ final class Magazine {
         return list;
     }
 
-    /** Gives an entirely free chunk's slab back to the pool. The chunk object is never used again. */
+    /** Gives an entirely free, non-current chunk back to the pool (the reuse pool keeps it whole). */
     void retire(SizeClassChunk chunk) {
         assert chunk.isEntirelyFree() && !chunk.current;
-        pool.metrics.chunkRetired(chunk.sizeClass, chunk.slab.size);
-        pool.releaseSlab(chunk.slab);
+        pool.retireChunk(chunk);
     }
 
     /** A buffer above the size classes and within the pooling limit, bumped out of a large chunk. */

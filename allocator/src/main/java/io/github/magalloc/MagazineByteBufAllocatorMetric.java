@@ -27,9 +27,9 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
         return direct.metrics.reservedBytes.get();
     }
 
-    /** Bytes of empty slabs waiting in the reuse pool (pooled but free). */
+    /** Bytes of empty chunks and slabs waiting in the reuse pool (pooled but free). */
     public long pooledFreeMemory(boolean isDirect) {
-        return pool(isDirect).slabs.pooledBytes();
+        return pool(isDirect).reuse.pooledBytes();
     }
 
     /** Bytes of buffers above the pooling limit that are alive. */
@@ -39,7 +39,7 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
 
     /** The reuse pool's byte budget per memory type. */
     public long reuseBudget() {
-        return heap.slabs.budget();
+        return heap.reuse.budget();
     }
 
     public int sizeClassCount() {
@@ -56,9 +56,12 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
         return pool(isDirect).metrics.activeChunks(index);
     }
 
-    /** Chunks of size class {@code index} created since the allocator started. */
-    public long chunksCreated(boolean isDirect, int index) {
-        return pool(isDirect).metrics.chunksCreated(index);
+    /**
+     * How often a magazine needed a chunk of size class {@code index} that it did not have (new, or taken from
+     * the reuse pool) since the allocator started: a slow-path counter.
+     */
+    public long chunkActivations(boolean isDirect, int index) {
+        return pool(isDirect).metrics.chunkActivations(index);
     }
 
     /** Slabs taken from the system since the allocator started (a slow-path counter). */

@@ -23,7 +23,7 @@ final class MemoryPool {
     final boolean direct;
     final boolean debug;
     final PoolMetrics metrics = new PoolMetrics();
-    final SlabPool slabs;
+    final ReusePool reuse;
     private final int maxPooledSize;
     private final int maxLargeChunkSize;
     private final boolean threadLocalForAllThreads;
@@ -46,7 +46,7 @@ final class MemoryPool {
         this.maxLargeChunkSize = config.maxLargeChunkSize();
         this.threadLocalForAllThreads = config.threadLocalMagazinesForAllThreads();
         this.unsafeDirect = direct && PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
-        this.slabs = new SlabPool(config.reuseBudgetBytes(), Math.max(SizeClasses.MAX_CHUNK_SIZE, maxLargeChunkSize));
+        this.reuse = new ReusePool(config.reuseBudgetBytes(), Math.max(SizeClasses.MAX_CHUNK_SIZE, maxLargeChunkSize));
         this.stripes = new Stripe[config.sharedMagazines()];
         for (int i = 0; i < stripes.length; i++) {
             stripes[i] = new Stripe(new Magazine(this, null));
@@ -174,10 +174,28 @@ final class MemoryPool {
 
     // ------------------------------------------------------------------ slabs
 
-    /** A slab of exactly {@code size} bytes (size-classed chunks: the segment count follows from it). */
-    Slab takeSlab(int size) {
-        Slab slab = slabs.poll(size);
-        return slab != null ? slab : allocateSlab(size);
+    /**
+     * A chunk for {@code sizeClass} owned by {@code magazine}: a pooled empty chunk of the class as it is, else a
+     * new chunk on a pooled slab or, failing that, on a new slab of {@code slabSize} bytes.
+     */
+    SizeClassChunk takeChunk(Magazine magazine, int sizeClass, int slabSize) {
+        SizeClassChunk chunk = reuse.pollChunk(sizeClass);
+        if (chunk != null) {
+            chunk.magazine = magazine;
+        } else {
+            Slab slab = reuse.pollSlabFor(sizeClass);
+            chunk = new SizeClassChunk(slab != null ? slab : allocateSlab(slabSize), this, magazine, sizeClass);
+        }
+        metrics.chunkActivated(sizeClass);
+        return chunk;
+    }
+
+    /** Gives an entirely free chunk back: to the reuse pool as it is, or its slab to the system. */
+    void retireChunk(SizeClassChunk chunk) {
+        metrics.chunkRetired(chunk.sizeClass);
+        if (!reuse.offerChunk(chunk)) {
+            freeSlab(chunk.slab);
+        }
     }
 
     /**
@@ -185,13 +203,13 @@ final class MemoryPool {
      * keeps slabs of sizes no longer asked for from sitting in the pool.
      */
     Slab takeLargeSlab(int size) {
-        Slab slab = slabs.pollAtLeast(size);
+        Slab slab = reuse.pollSlabAtLeast(size);
         return slab != null ? slab : allocateSlab(size);
     }
 
-    /** Returns an empty slab to the reuse pool, or to the system when the pool is at its budget. */
+    /** Returns an empty large-chunk slab to the reuse pool, or to the system when the pool is at its budget. */
     void releaseSlab(Slab slab) {
-        if (!SlabPool.isPoolableSize(slab.size, slabs.maxSlabSize()) || !slabs.offer(slab)) {
+        if (!reuse.offerSlab(slab)) {
             freeSlab(slab);
         }
     }
@@ -318,7 +336,7 @@ final class MemoryPool {
 
     private void freePooledSlabs() {
         Slab slab;
-        while ((slab = slabs.pollAny()) != null) {
+        while ((slab = reuse.pollAny()) != null) {
             freeSlab(slab);
         }
     }

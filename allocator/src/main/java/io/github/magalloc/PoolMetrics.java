@@ -12,14 +12,15 @@ final class PoolMetrics {
     final AtomicLong slabsAllocated = new AtomicLong();
     final AtomicLong slabsFreed = new AtomicLong();
     private final AtomicLongArray chunksPerClass = new AtomicLongArray(SizeClasses.COUNT);
-    private final AtomicLongArray chunksCreatedPerClass = new AtomicLongArray(SizeClasses.COUNT);
+    private final AtomicLongArray activationsPerClass = new AtomicLongArray(SizeClasses.COUNT);
 
-    void chunkCreated(int sizeClass, int bytes) {
+    /** A chunk was put to use by a magazine: new, or taken whole from the reuse pool. */
+    void chunkActivated(int sizeClass) {
         chunksPerClass.incrementAndGet(sizeClass);
-        chunksCreatedPerClass.incrementAndGet(sizeClass);
+        activationsPerClass.incrementAndGet(sizeClass);
     }
 
-    void chunkRetired(int sizeClass, int bytes) {
+    void chunkRetired(int sizeClass) {
         chunksPerClass.decrementAndGet(sizeClass);
     }
 
@@ -27,7 +28,7 @@ final class PoolMetrics {
         return chunksPerClass.get(sizeClass);
     }
 
-    long chunksCreated(int sizeClass) {
-        return chunksCreatedPerClass.get(sizeClass);
+    long chunkActivations(int sizeClass) {
+        return activationsPerClass.get(sizeClass);
     }
 }

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
 
 /**
  * One block of memory taken from the system: a {@code byte[]} for heap pools, a direct {@link ByteBuffer} for
- * direct pools. Chunks cut slabs into buffers; slabs, not chunks, wait in the {@link SlabPool} when empty.
+ * direct pools. Chunks cut slabs into buffers; empty ones wait in the {@link ReusePool}.
  *
  * <p>The direct {@link #buffer} is shared by every buffer cut from the slab and is used with absolute
  * operations only: its position and limit are never changed (hazard 5 of the brief), so it needs no copy per

@@ -205,7 +205,7 @@ class MagazineByteBufAllocatorTest {
             bufs.add(allocator.heapBuffer(4096));
         }
         assertThat(metric.activeChunks(false, sizeClass)).isEqualTo(3);
-        assertThat(metric.chunksCreated(false, sizeClass)).isEqualTo(3);
+        assertThat(metric.chunkActivations(false, sizeClass)).isEqualTo(3);
         assertThat(metric.usedHeapMemory()).isEqualTo(3L * SizeClasses.chunkSizeOf(sizeClass));
         bufs.forEach(ByteBuf::release);
         // Shared magazine (this is a plain thread): the empty chunks wait for a scan or a trim.

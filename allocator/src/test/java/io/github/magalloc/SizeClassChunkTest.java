@@ -46,10 +46,10 @@ class SizeClassChunkTest {
             assertThat(offsets.add(buf.offset)).isTrue();
         }
         assertThat(offsets.add(first.offset)).isTrue();
-        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(1);
+        assertThat(pool.metrics.chunkActivations(sizeClass)).isEqualTo(1);
         MagByteBuf next = allocate();
         assertThat(next.chunk).isNotSameAs(first.chunk);
-        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(2);
+        assertThat(pool.metrics.chunkActivations(sizeClass)).isEqualTo(2);
     }
 
     @Test
@@ -79,23 +79,23 @@ class SizeClassChunkTest {
         MagByteBuf reused = allocate();
         assertThat(reused.chunk).isSameAs(chunk);
         assertThat(reused.offset).isEqualTo(chunk.offsetOf(7));
-        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(1);
+        assertThat(pool.metrics.chunkActivations(sizeClass)).isEqualTo(1);
     }
 
     @Test
-    void aChunkThatEmptiesWhileNotCurrentIsRetiredToTheSlabPool() {
+    void aChunkThatEmptiesWhileNotCurrentIsRetiredToTheReusePool() {
         List<MagByteBuf> firstChunk = new ArrayList<>();
         for (int i = 0; i < segments; i++) {
             firstChunk.add(allocate());
         }
         allocate(); // moves the magazine to a second chunk
         assertThat(pool.metrics.activeChunks(sizeClass)).isEqualTo(2);
-        long pooledBefore = pool.slabs.pooledBytes();
+        long pooledBefore = pool.reuse.pooledBytes();
         for (MagByteBuf buf : firstChunk) {
             buf.release();
         }
         assertThat(pool.metrics.activeChunks(sizeClass)).isEqualTo(1);
-        assertThat(pool.slabs.pooledBytes()).isEqualTo(pooledBefore + SizeClasses.chunkSizeOf(sizeClass));
+        assertThat(pool.reuse.pooledBytes()).isEqualTo(pooledBefore + SizeClasses.chunkSizeOf(sizeClass));
     }
 
     @Test
@@ -126,7 +126,7 @@ class SizeClassChunkTest {
         // The second chunk is full: the refill scans the others, drains the first and makes it current.
         MagByteBuf next = allocate();
         assertThat(next.chunk).isSameAs(first);
-        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(2);
+        assertThat(pool.metrics.chunkActivations(sizeClass)).isEqualTo(2);
     }
 
     @Test
@@ -163,7 +163,7 @@ class SizeClassChunkTest {
         for (int i = 0; i < segments * 4; i++) {
             bufs.add(allocate());
         }
-        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(4);
+        assertThat(pool.metrics.chunkActivations(sizeClass)).isEqualTo(4);
         java.util.Random random = new java.util.Random(42);
         java.util.Collections.shuffle(bufs, random);
         List<MagByteBuf> releasedHere = bufs.subList(0, segments);
@@ -176,8 +176,38 @@ class SizeClassChunkTest {
         for (int i = 0; i < segments * 2; i++) {
             allocate();
         }
-        assertThat(pool.metrics.chunksCreated(sizeClass)).as("no new slab while freed segments exist").isEqualTo(4);
+        assertThat(pool.metrics.chunkActivations(sizeClass)).as("no new slab while freed segments exist").isEqualTo(4);
         allocate();
-        assertThat(pool.metrics.chunksCreated(sizeClass)).isEqualTo(5);
+        assertThat(pool.metrics.chunkActivations(sizeClass)).isEqualTo(5);
+    }
+
+    @Test
+    void retiredChunksAreReusedWholeForTheirClassAndReCutForOthers() {
+        List<MagByteBuf> firstChunk = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            firstChunk.add(allocate());
+        }
+        SizeClassChunk first = (SizeClassChunk) firstChunk.get(0).chunk;
+        List<MagByteBuf> second = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            second.add(allocate());
+        }
+        firstChunk.forEach(MagByteBuf::release); // retired whole into the reuse pool
+        long slabsBefore = pool.metrics.slabsAllocated.get();
+        for (int i = 0; i < segments; i++) {
+            second.add(allocate()); // the second chunk is full: the retired first one comes back as it was
+        }
+        assertThat(second.get(second.size() - 1).chunk).isSameAs(first);
+        assertThat(pool.metrics.slabsAllocated.get()).isEqualTo(slabsBefore);
+
+        // An empty 1 KiB chunk's slab (64 KiB) is re-cut for the 2 KiB class instead of taking a new slab.
+        second.forEach(MagByteBuf::release);
+        allocate();
+        long pooled = pool.reuse.pooledBytes();
+        assertThat(pooled).isPositive();
+        MagByteBuf other = magazine.allocate(SizeClasses.indexOf(2048), 2048, 2048);
+        live.add(other);
+        assertThat(pool.metrics.slabsAllocated.get()).isEqualTo(slabsBefore);
+        assertThat(pool.reuse.pooledBytes()).isEqualTo(pooled - other.chunk.slab.size);
     }
 }
