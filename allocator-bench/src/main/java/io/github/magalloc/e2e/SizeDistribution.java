@@ -39,6 +39,19 @@ public abstract class SizeDistribution {
         }
     }
 
+    /** Uniform over min..max inclusive: odd sizes and edges the two workloads rarely produce. */
+    public static SizeDistribution uniform(int min, int max) {
+        if (min < 0 || max > MAX_SIZE || min > max) {
+            throw new IllegalArgumentException(min + ".." + max);
+        }
+        return new SizeDistribution("UNIFORM_" + min + "_" + max) {
+            @Override
+            public int next(Random random) {
+                return min + random.nextInt(max - min + 1);
+            }
+        };
+    }
+
     /** Log-normal, mu 7.6 sigma 1.0 (median about 2 KB), clamped to 8 B..1 MiB. */
     public static SizeDistribution apiGateway() {
         return new SizeDistribution("API_GATEWAY") {
