@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -23,8 +25,11 @@ import java.util.concurrent.TimeUnit;
  * markdown table with ratios to Netty adaptive and pooled. Exits 1 if any response failed verification.
  *
  * <p>Options: --allocators magalloc,adaptive,pooled,unpooled --mode direct|proxy --transport nio|epoll
- * --warmup-seconds 5 --seconds 20 --long (30 s warm-up, 120 s measured) --connections 8 --pipeline 4
- * --server-threads 1 --server-heap 512m --max-requests N --seed 42 --out FILE.
+ * --warmup-seconds 5 --seconds 20 --rounds 1 --long (20 s warm-up, 60 s measured, 3 rounds) --connections 8
+ * --pipeline 4 --server-threads 1 --server-heap 512m --max-requests N --seed 42 --out FILE.
+ *
+ * <p>With several rounds the allocator order rotates each round and the table shows per-column medians, which damps
+ * the effect of other load on a shared machine.
  */
 public final class EndToEndRunner {
     private EndToEndRunner() {
@@ -39,8 +44,9 @@ public final class EndToEndRunner {
         }
         String mode = a.get("mode", "direct").toLowerCase(Locale.ROOT);
         Transport transport = Transport.resolve(a.get("transport", "nio"));
-        int warmup = a.getInt("warmup-seconds", longRun ? 30 : 5);
-        int seconds = a.getInt("seconds", longRun ? 120 : 20);
+        int warmup = a.getInt("warmup-seconds", longRun ? 20 : 5);
+        int seconds = a.getInt("seconds", longRun ? 60 : 20);
+        int rounds = a.getInt("rounds", longRun ? 3 : 1);
         int serverThreads = a.getInt("server-threads", 1);
         String heap = a.get("server-heap", "512m");
         String out = a.get("out", "");
@@ -51,15 +57,23 @@ public final class EndToEndRunner {
         a.rejectUnknown();
 
         String setup = String.format(Locale.ROOT,
-                "%s, mode %s, transport %s, %d connections x pipeline %d, warm-up %d s, measured %d s, "
+                "%s, mode %s, transport %s, %d connections x pipeline %d, warm-up %d s, measured %d s, %d round(s), "
                         + "server: %d event-loop thread(s) per group, -Xmx%s -XX:+UseG1GC, Java %s, %d CPUs",
                 Instant.now(), mode, transport.name().toLowerCase(Locale.ROOT), load.connections(), load.pipeline(),
-                warmup, seconds, serverThreads, heap, System.getProperty("java.version"),
+                warmup, seconds, rounds, serverThreads, heap, System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors());
         System.out.println("# " + setup);
+        Map<AllocatorKind, List<RunRow>> byKind = new LinkedHashMap<>();
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < kinds.size(); i++) {
+                AllocatorKind kind = kinds.get((i + round) % kinds.size());
+                byKind.computeIfAbsent(kind, k -> new ArrayList<>())
+                        .add(runOne(kind, mode, transport, serverThreads, heap, warmup, load));
+            }
+        }
         List<RunRow> rows = new ArrayList<>();
         for (AllocatorKind kind : kinds) {
-            rows.add(runOne(kind, mode, transport, serverThreads, heap, warmup, load));
+            rows.add(RunRow.median(byKind.get(kind)));
         }
         String table = ResultTable.render(rows);
         System.out.println();

@@ -31,4 +31,19 @@ class ServerStatsTest {
         String table = ResultTable.render(List.of(other, adaptive));
         assertThat(table).contains("Ratio to adaptive").contains("| magalloc | 0.50x |").doesNotContain("Ratio to pooled");
     }
+
+    @Test
+    void medianOfRoundsIsPerColumnAndSumsCounts() {
+        Histogram h = LoadGenerator.newHistogram();
+        h.recordValue(1000);
+        ServerStats zero = new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0);
+        List<RunRow> rounds = List.of(
+                RunRow.of(AllocatorKind.POOLED, new LoadResult(100, 0, List.of(), h, 1_000_000_000L), zero, zero),
+                RunRow.of(AllocatorKind.POOLED, new LoadResult(300, 1, List.of(), h, 1_000_000_000L), zero, zero),
+                RunRow.of(AllocatorKind.POOLED, new LoadResult(200, 0, List.of(), h, 1_000_000_000L), zero, zero));
+        RunRow m = RunRow.median(rounds);
+        assertThat(m.requestsPerSecond()).isEqualTo(200.0);
+        assertThat(m.verified()).isEqualTo(600);
+        assertThat(m.failures()).isEqualTo(1);
+    }
 }
