@@ -7,6 +7,8 @@ import java.util.Locale;
 final class ResultTable {
     private static final String[] COLUMNS = {"req/s", "p50 µs", "p99 µs", "p99.9 µs", "alloc B/req", "GC count",
         "GC ms", "RSS MiB", "alloc used MiB"};
+    /** Decimals per column: whole numbers except the MiB columns. */
+    private static final int[] DECIMALS = {0, 0, 0, 0, 0, 0, 0, 1, 1};
 
     private ResultTable() {
     }
@@ -17,8 +19,9 @@ final class ResultTable {
         for (RunRow r : rows) {
             sb.append("| ").append(r.allocator().label()).append(" | ").append(r.verified()).append(" | ")
                     .append(r.failures());
-            for (double v : r.values()) {
-                sb.append(" | ").append(format(v));
+            double[] v = r.values();
+            for (int i = 0; i < v.length; i++) {
+                sb.append(" | ").append(String.format(Locale.ROOT, "%." + DECIMALS[i] + "f", v[i]));
             }
             sb.append(" |\n");
         }
@@ -55,12 +58,5 @@ final class ResultTable {
         sb.append("\n|");
         sb.append(" --- |".repeat(n));
         return sb.append('\n').toString();
-    }
-
-    private static String format(double v) {
-        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
-            return String.format(Locale.ROOT, "%d", (long) v);
-        }
-        return String.format(Locale.ROOT, Math.abs(v) >= 100 ? "%.0f" : "%.1f", v);
     }
 }
