@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * markdown table with ratios to Netty adaptive and pooled. Exits 1 if any response failed verification.
  *
  * <p>Options: --allocators magalloc,adaptive,pooled,unpooled --mode direct|proxy --transport nio|epoll
- * --warmup-seconds 5 --seconds 20 --rounds 1 --long (20 s warm-up, 60 s measured, 3 rounds) --connections 8
+ * --client-warmup-seconds 10 --warmup-seconds 5 --seconds 20 --rounds 1 --long (20 s warm-up, 60 s measured, 3 rounds) --connections 8
  * --pipeline 4 --server-threads 1 --server-heap 512m --max-requests N --seed 42 --out FILE.
  *
  * <p>With several rounds the allocator order rotates each round and the table shows per-column medians, which damps
@@ -47,6 +47,7 @@ public final class EndToEndRunner {
         int warmup = a.getInt("warmup-seconds", longRun ? 20 : 5);
         int seconds = a.getInt("seconds", longRun ? 60 : 20);
         int rounds = a.getInt("rounds", longRun ? 3 : 1);
+        int clientWarmup = a.getInt("client-warmup-seconds", 10);
         int serverThreads = a.getInt("server-threads", 1);
         String heap = a.get("server-heap", "512m");
         String out = a.get("out", "");
@@ -63,6 +64,7 @@ public final class EndToEndRunner {
                 warmup, seconds, rounds, serverThreads, heap, System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors());
         System.out.println("# " + setup);
+        warmClient(kinds.get(0), mode, transport, serverThreads, heap, clientWarmup, load);
         Map<AllocatorKind, List<RunRow>> byKind = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < kinds.size(); i++) {
@@ -85,15 +87,46 @@ public final class EndToEndRunner {
         System.exit(failed ? 1 : 0);
     }
 
-    private static RunRow runOne(AllocatorKind kind, String mode, Transport transport, int serverThreads,
-                                 String heap, int warmup, LoadConfig load) throws Exception {
+    /**
+     * This JVM's load generator gets faster as its JIT warms up, which favoured whichever allocator ran last: warm it
+     * first against a throwaway server, discarded.
+     */
+    private static void warmClient(AllocatorKind kind, String mode, Transport transport, int serverThreads,
+                                   String heap, int seconds, LoadConfig load) throws Exception {
+        if (seconds <= 0) {
+            return;
+        }
+        Process server = startServer(kind, mode, transport, serverThreads, heap);
+        try {
+            LoadConfig cfg = load.withPort(intField(awaitReady(server), "port"));
+            LoadResult warm = LoadGenerator.run(cfg.withBudget(Long.MAX_VALUE, Duration.ofSeconds(seconds)));
+            System.out.println("[client warm-up, discarded] " + warm);
+        } finally {
+            stopServer(server);
+        }
+    }
+
+    private static Process startServer(AllocatorKind kind, String mode, Transport transport, int serverThreads,
+                                       String heap) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + heap, "-XX:+UseG1GC",
                 "-cp", System.getProperty("java.class.path"), E2eServer.class.getName(),
                 "--allocator", kind.label(), "--transport", transport.name(), "--threads",
                 Integer.toString(serverThreads), "--mode", mode);
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-        Process server = pb.start();
+        return pb.start();
+    }
+
+    private static void stopServer(Process server) throws IOException, InterruptedException {
+        server.getOutputStream().close(); // the server exits when its stdin closes
+        if (!server.waitFor(20, TimeUnit.SECONDS)) {
+            server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static RunRow runOne(AllocatorKind kind, String mode, Transport transport, int serverThreads,
+                                 String heap, int warmup, LoadConfig load) throws Exception {
+        Process server = startServer(kind, mode, transport, serverThreads, heap);
         try {
             String ready = awaitReady(server);
             System.out.println("[" + kind.label() + "] server " + ready);
@@ -111,10 +144,7 @@ public final class EndToEndRunner {
             System.out.println("[" + kind.label() + "] measured: " + measured);
             return RunRow.of(kind, measured, before, after);
         } finally {
-            server.getOutputStream().close(); // the server exits when its stdin closes
-            if (!server.waitFor(20, TimeUnit.SECONDS)) {
-                server.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            stopServer(server);
         }
     }
 
