@@ -26,10 +26,13 @@ import java.util.Objects;
  * Both thresholds come from {@code StreamCompareBenchmark}-style measurements (see docs/benchmarks-stream.md).
  */
 public final class ByteBufComparison {
-    /** Shortest array range for which {@link Arrays#mismatch} beats the 8-byte loop. */
-    static final int ARRAY_INTRINSIC_MIN = 16;
+    /**
+     * Shortest array range for which {@link Arrays#mismatch} beats the 8-byte loop. The system properties exist so
+     * the benchmark can force either strategy (0 or a huge value) to measure the crossover; leave them unset.
+     */
+    static final int ARRAY_INTRINSIC_MIN = Integer.getInteger("magalloc.compare.arrayIntrinsicMin", 16);
     /** Shortest non-array range for which NIO views plus {@link ByteBuffer#mismatch} beat the 8-byte loop. */
-    static final int NIO_INTRINSIC_MIN = 64;
+    static final int NIO_INTRINSIC_MIN = Integer.getInteger("magalloc.compare.nioIntrinsicMin", 64);
 
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
