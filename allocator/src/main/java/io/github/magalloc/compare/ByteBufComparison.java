@@ -23,7 +23,7 @@ import java.util.Objects;
  *       buffers' NIO views, segment by segment for composites. Making the views allocates, which is why short
  *       ranges use an 8-bytes-at-a-time loop of {@link ByteBuf#getLongLE} instead.</li>
  * </ul>
- * Both thresholds come from {@code StreamCompareBenchmark}-style measurements (see docs/benchmarks-stream.md).
+ * Both thresholds come from CompareBenchmark runs that force one strategy (see docs/benchmarks-stream.md).
  */
 public final class ByteBufComparison {
     /**
@@ -32,7 +32,7 @@ public final class ByteBufComparison {
      */
     static final int ARRAY_INTRINSIC_MIN = Integer.getInteger("magalloc.compare.arrayIntrinsicMin", 16);
     /** Shortest non-array range for which NIO views plus {@link ByteBuffer#mismatch} beat the 8-byte loop. */
-    static final int NIO_INTRINSIC_MIN = Integer.getInteger("magalloc.compare.nioIntrinsicMin", 64);
+    static final int NIO_INTRINSIC_MIN = Integer.getInteger("magalloc.compare.nioIntrinsicMin", 32);
 
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
