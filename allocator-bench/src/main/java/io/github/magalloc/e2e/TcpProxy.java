@@ -2,7 +2,6 @@ package io.github.magalloc.e2e;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -92,8 +91,10 @@ public final class TcpProxy {
                 f.channel().close();
                 return;
             }
-            boolean released = !(msg instanceof ByteBuf) || ((ByteBuf) msg).refCnt() == 0;
-            if (released && Thread.currentThread() != reader) {
+            // A successful write means the target's transport released the buffer on its own event loop, the
+            // thread running this listener. (Reading msg.refCnt() here would be a use after release: pooled
+            // allocators recycle buffer objects, so the object may already serve another allocation.)
+            if (Thread.currentThread() != reader) {
                 crossThread.increment();
             } else {
                 sameThread.increment();
