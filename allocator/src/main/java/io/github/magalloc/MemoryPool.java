@@ -157,7 +157,7 @@ final class MemoryPool {
     // ------------------------------------------------------------------ buffer objects
 
     MagByteBuf newBufferObject(Magazine home) {
-        MagByteBuf buf = spareBuffers.relaxedPoll();
+        MagByteBuf buf = spareBuffers.poll();
         if (buf == null) {
             buf = direct
                 ? unsafeDirect ? new UnsafeDirectMagByteBuf(this) : new DirectMagByteBuf(this)
@@ -169,7 +169,7 @@ final class MemoryPool {
 
     void recycleShared(MagByteBuf buf) {
         // Dropped (left to the GC) when the queue is full: the queue bounds memory, not correctness.
-        spareBuffers.relaxedOffer(buf);
+        spareBuffers.offer(buf);
     }
 
     // ------------------------------------------------------------------ slabs
