@@ -115,20 +115,20 @@ final class Magazine {
         if (trimRequested) {
             trimOwned();
         }
-        SizeClassChunk chunk = current[sizeClass];
-        if (chunk != null) {
-            if (chunk.drainRemote() > 0) {
-                return chunk;
-            }
-            chunk.current = false;
-            fullOf(sizeClass).add(chunk);
+        SizeClassChunk exhausted = current[sizeClass];
+        if (exhausted != null && exhausted.drainRemote() > 0) {
+            return exhausted;
         }
         SizeClassChunk next = partialOf(sizeClass).pollLast();
         if (next == null) {
             next = collectForeignReleases(sizeClass);
         }
         if (next == null) {
-            next = newChunk(sizeClass);
+            next = newChunk(sizeClass); // may throw OutOfMemoryError: nothing has changed yet
+        }
+        if (exhausted != null) {
+            exhausted.current = false;
+            fullOf(sizeClass).add(exhausted);
         }
         next.current = true;
         current[sizeClass] = next;
