@@ -128,7 +128,7 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
         }
         chunk.release(this, threadId);
         Magazine magazine = home;
-        if (magazine.ownerThreadId != threadId || !magazine.recycleLocal(this)) {
+        if (magazine.ownerThreadId == threadId ? !magazine.recycleLocal(this) : !magazine.returnBufferObject(this)) {
             pool.recycleShared(this);
         }
     }

@@ -1,5 +1,7 @@
 package io.github.magalloc;
 
+import org.jctools.queues.atomic.MpscAtomicArrayQueue;
+
 import java.lang.ref.WeakReference;
 
 /**
@@ -32,6 +34,12 @@ final class Magazine {
     private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
     private final MagByteBuf[] spareBuffers = new MagByteBuf[SPARE_BUFFERS];
     private int spareCount;
+    /**
+     * Buffer objects of this magazine released on other threads (thread-local magazines only, else null). The
+     * owner drains them in batches when its spare stack runs dry, so recycling across threads costs the owner no
+     * atomic per buffer (one CAS on the releasing side, as any hand-off needs).
+     */
+    private final MpscAtomicArrayQueue<MagByteBuf> returnedBuffers;
 
     private LargeChunk large;
     /** Running average of large request sizes: sizes the next large chunk. */
@@ -44,6 +52,7 @@ final class Magazine {
         this.pool = pool;
         this.ownerThreadId = owner == null ? NO_OWNER : owner.getId();
         this.ownerThread = owner == null ? null : new WeakReference<>(owner);
+        this.returnedBuffers = owner == null ? null : new MpscAtomicArrayQueue<>(SPARE_BUFFERS * 8);
     }
 
     // ------------------------------------------------------------------ fast path
@@ -85,13 +94,33 @@ final class Magazine {
 
     MagByteBuf takeBufferObject() {
         int n = spareCount;
-        if (n == 0) {
+        if (n == 0 && (n = collectReturnedBuffers()) == 0) {
             return pool.newBufferObject(this);
         }
         spareCount = --n;
         MagByteBuf buf = spareBuffers[n];
         spareBuffers[n] = null;
         return buf;
+    }
+
+    /** Cold: refills the spare stack from objects released on other threads; returns the new spare count. */
+    private int collectReturnedBuffers() {
+        MpscAtomicArrayQueue<MagByteBuf> queue = returnedBuffers;
+        int n = 0;
+        MagByteBuf buf;
+        while (n < SPARE_BUFFERS && queue != null && (buf = queue.relaxedPoll()) != null) {
+            spareBuffers[n++] = buf;
+        }
+        spareCount = n;
+        return n;
+    }
+
+    /**
+     * Any thread but the owner: hands back a released buffer object of this magazine. Returns false when this
+     * magazine takes none (shared or closed) or its queue is full.
+     */
+    boolean returnBufferObject(MagByteBuf buf) {
+        return returnedBuffers != null && ownerThreadId != NO_OWNER && returnedBuffers.offer(buf);
     }
 
     /** Owner only: keeps a released buffer object for reuse; returns false when the spare stack is full. */

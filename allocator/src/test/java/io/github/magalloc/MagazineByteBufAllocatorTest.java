@@ -147,6 +147,40 @@ class MagazineByteBufAllocatorTest {
     }
 
     @Test
+    void bufferObjectsReleasedOnAnotherThreadGoBackToTheirMagazine() throws Exception {
+        java.util.concurrent.SynchronousQueue<List<ByteBuf>> handOff = new java.util.concurrent.SynchronousQueue<>();
+        java.util.concurrent.SynchronousQueue<Boolean> released = new java.util.concurrent.SynchronousQueue<>();
+        java.util.Set<Object> firstObjects = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        java.util.concurrent.atomic.AtomicInteger reused = new java.util.concurrent.atomic.AtomicInteger();
+        Thread eventLoop = new DefaultThreadFactory("test-loop").newThread(() -> {
+            try {
+                List<ByteBuf> bufs = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    ByteBuf buf = allocator.directBuffer(256);
+                    bufs.add(buf);
+                    firstObjects.add(TestAccess.magByteBuf(buf));
+                }
+                handOff.put(bufs);
+                released.take();
+                for (int i = 0; i < 100; i++) {
+                    ByteBuf buf = allocator.directBuffer(256);
+                    if (firstObjects.contains(TestAccess.magByteBuf(buf))) {
+                        reused.incrementAndGet();
+                    }
+                    buf.release();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        eventLoop.start();
+        handOff.take().forEach(ByteBuf::release); // released here, on a thread that is not the owner
+        released.put(true);
+        eventLoop.join();
+        assertThat(reused.get()).as("objects released elsewhere are reused by their own magazine").isEqualTo(100);
+    }
+
+    @Test
     void optedInPlainThreadThatDiesIsReapedByTrim() throws Exception {
         List<ByteBuf> fromDeadThread = new ArrayList<>();
         Thread worker = new Thread(() -> {
