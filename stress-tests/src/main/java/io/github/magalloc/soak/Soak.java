@@ -42,6 +42,7 @@ public final class Soak {
     private static final int MAX_HELD = 64;
     private static final int MAX_GROWN = 2 << 20;
     private static final int MAX_FAILURES = 20;
+    private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(Long.getLong("soak.progressSeconds", 60));
 
     private final long deadline;
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
@@ -142,12 +143,21 @@ public final class Soak {
 
         List<Thread> producers = new ArrayList<>();
         int generation = 0;
+        long nextProgress = System.nanoTime() + PROGRESS_NANOS;
         while (System.nanoTime() < deadline && !failed()) {
             while (liveProducers.size() < PRODUCERS) {
                 producers.add(startProducer(generation++));
             }
             Thread.sleep(5);
             producers.removeIf(t -> !t.isAlive());
+            if (System.nanoTime() > nextProgress) {
+                nextProgress += PROGRESS_NANOS;
+                System.out.printf("soak: progress %.0f s: %,d allocations, %,d bytes, %d producers started,"
+                        + " %d live ranges, used direct %,d / heap %,d bytes%n",
+                    (System.nanoTime() - started) / 1e9, allocations.sum(), allocatedBytes.sum(),
+                    producersStarted.get(), ranges.size(), allocator.metric().usedDirectMemory(),
+                    allocator.metric().usedHeapMemory());
+            }
         }
         stopProducers = true;
         for (Thread t : producers) {
