@@ -2,7 +2,11 @@ package io.github.magalloc.soak;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -21,9 +25,20 @@ class SoakTest {
         String classPath = System.getProperty("java.class.path");
         Process process = new ProcessBuilder(List.of(java, "-Xmx1g", "-Dsoak.seconds=" + seconds,
             "-cp", classPath, Soak.class.getName()))
-            .inheritIO()
+            .redirectErrorStream(true)
             .start();
+        // Copied through System.out: surefire's channel must not be written to directly.
+        Thread pump = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
+                out.lines().forEach(System.out::println);
+            } catch (IOException e) {
+                System.out.println("soak output lost: " + e);
+            }
+        }, "soak-output");
+        pump.start();
         boolean ended = process.waitFor(seconds + 240, TimeUnit.SECONDS);
+        pump.join(10_000);
         if (!ended) {
             process.destroyForcibly();
         }
