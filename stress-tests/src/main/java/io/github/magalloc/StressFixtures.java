@@ -5,14 +5,14 @@ import java.lang.reflect.Field;
 /**
  * Test-only setup for the jcstress tests: builds the package-private pieces (pools, magazines, tiny chunks) in a
  * chosen state, so that each test races exactly one protocol step. Lives in the allocator's package (split
- * package on the class path) and reaches the two private arrays of {@link Magazine} by reflection; nothing here
- * is used by the allocator itself.
+ * package on the class path) and reaches a few private fields of {@link Magazine} and {@link MemoryPool} by
+ * reflection; nothing here is used by the allocator itself.
  */
 final class StressFixtures {
     /** Slab pool budget 0: every retired chunk's slab is freed at once, so {@code slabsFreed} counts retirements. */
     static final MagazineAllocatorConfig CONFIG = MagazineByteBufAllocator.builder()
         .reuseBudgetBytes(0)
-        .sharedMagazines(1)
+        .sharedMagazines(2)
         .sharedBufferObjects(2)
         .maxLargeChunkSize(SizeClasses.MAX_CHUNK_SIZE)
         .maxPooledSize(SizeClasses.MAX_CHUNK_SIZE)
@@ -63,6 +63,21 @@ final class StressFixtures {
         return buf;
     }
 
+    /** Registers {@code magazine} as a live thread magazine of {@code pool}, as the pool does for a new thread. */
+    @SuppressWarnings("unchecked")
+    static void registerThreadMagazine(MemoryPool pool, Magazine magazine) {
+        ((java.util.Set<Magazine>) get(field(MemoryPool.class, "liveThreadMagazines"), pool)).add(magazine);
+    }
+
+    /** Chunks of {@code sizeClass} held by all of the pool's shared magazines. */
+    static int sharedChunks(MemoryPool pool, int sizeClass) {
+        int chunks = 0;
+        for (Object stripe : (Object[]) get(field(MemoryPool.class, "stripes"), pool)) {
+            chunks += ((Magazine) get(field(stripe.getClass(), "magazine"), stripe)).chunkCount(sizeClass);
+        }
+        return chunks;
+    }
+
     /** Chunks retired (slabs given back) by {@code pool} so far. */
     static int retired(MemoryPool pool) {
         return (int) pool.metrics.slabsFreed.get();
@@ -74,8 +89,12 @@ final class StressFixtures {
     }
 
     private static Field field(String name) {
+        return field(Magazine.class, name);
+    }
+
+    private static Field field(Class<?> type, String name) {
         try {
-            Field f = Magazine.class.getDeclaredField(name);
+            Field f = type.getDeclaredField(name);
             f.setAccessible(true);
             return f;
         } catch (NoSuchFieldException e) {
