@@ -88,7 +88,7 @@ final class Magazine {
             retire(chunk);
         } else if (chunk.list == full[chunk.sizeClass]) {
             chunk.list.remove(chunk);
-            partial[chunk.sizeClass].add(chunk);
+            partialOf(chunk.sizeClass).add(chunk);
         }
     }
 

@@ -23,7 +23,8 @@ final class StressFixtures {
     static final int SEGMENT_SIZE = SizeClasses.sizeOf(SIZE_CLASS);
 
     private static final Field CURRENT = field("current");
-    private static final Field OTHERS = field("others");
+    private static final Field PARTIAL = field("partial");
+    private static final Field FULL = field("full");
 
     private StressFixtures() {
     }
@@ -38,15 +39,18 @@ final class StressFixtures {
         return new SizeClassChunk(Slab.heap(segments * SEGMENT_SIZE), pool, magazine, SIZE_CLASS);
     }
 
-    /** Puts {@code chunk} among its magazine's non-current chunks, where refills scan it and trim retires it. */
+    /**
+     * Puts {@code chunk} among its magazine's non-current chunks, where refills and trims find it: in the full list
+     * when it has no free segment, else in the partial list (as the magazine itself would).
+     */
     static ChunkList addToOthers(Magazine magazine, SizeClassChunk chunk) {
-        ChunkList[] others = (ChunkList[]) get(OTHERS, magazine);
-        if (others[chunk.sizeClass] == null) {
-            others[chunk.sizeClass] = new ChunkList();
+        ChunkList[] lists = (ChunkList[]) get(chunk.freeCount == 0 ? FULL : PARTIAL, magazine);
+        if (lists[chunk.sizeClass] == null) {
+            lists[chunk.sizeClass] = new ChunkList();
         }
         chunk.current = false;
-        others[chunk.sizeClass].add(chunk);
-        return others[chunk.sizeClass];
+        lists[chunk.sizeClass].add(chunk);
+        return lists[chunk.sizeClass];
     }
 
     /** Makes {@code chunk} its magazine's current chunk for its size class. */

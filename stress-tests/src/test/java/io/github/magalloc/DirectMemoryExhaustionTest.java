@@ -3,7 +3,6 @@ package io.github.magalloc;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -36,12 +35,10 @@ class DirectMemoryExhaustionTest {
     }
 
     /**
-     * KNOWN BUG (docs/reliability.md, "Open bugs"), same cause as the next test: after the failed refill the
-     * parked chunk is both {@code current[sizeClass]} and listed; when it fills up again, refill lists it a second
-     * time (its {@code listSlot} overwritten), and the next trim() that finds it entirely free removes it twice:
-     * ArrayIndexOutOfBoundsException (index -1) from ChunkList.remove, and the list is left corrupt.
+     * Found a bug (fixed, see docs/reliability.md): a refill that failed with OutOfMemoryError had already parked the
+     * exhausted chunk, which stayed {@code current[sizeClass]} as well; it was later listed twice and the next
+     * trim() threw ArrayIndexOutOfBoundsException from ChunkList.remove.
      */
-    @Tag("known-bug")
     @Test
     @Order(2)
     void normalServiceOnceMemoryIsReleased() {
@@ -62,13 +59,12 @@ class DirectMemoryExhaustionTest {
     }
 
     /**
-     * KNOWN BUG (docs/reliability.md, "Open bugs"): Magazine.refill parks the exhausted current chunk C in its
+     * Found a bug (fixed, see docs/reliability.md): Magazine.refill parked the exhausted current chunk C in its
      * list of other chunks ({@code current = false}) before taking a new slab; when taking the slab throws
      * OutOfMemoryError, {@code current[sizeClass]} still points at C. Later allocations keep using C as current
      * although it is also listed; once it is entirely free, trim() (or a scan) retires it and frees its slab,
      * while {@code current[sizeClass]} still hands out its segments: live buffers in freed memory.
      */
-    @Tag("known-bug")
     @Test
     @Order(3)
     void chunkParkedByAFailedRefillIsNotUsedAfterItsRetirement() {
