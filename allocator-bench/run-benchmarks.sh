@@ -3,6 +3,7 @@
 #
 #   allocator-bench/run-benchmarks.sh            quick selection, a few minutes, results in allocator-bench/target/bench-quick
 #   allocator-bench/run-benchmarks.sh --full     everything, 2 forks (hours), results in allocator-bench/results/<time>
+#   allocator-bench/run-benchmarks.sh --report   the quick selection with 2 forks, 3+5 iterations (~10 min): docs/benchmarks.md
 #   options: --only REGEX (runs named like AllocPattern-EVENT_LOOP, or Footprint), --forks N
 #
 # Needs only a JDK (17+, JAVA_HOME or java on PATH) and Maven. MVN_ARGS=-o builds offline.
@@ -14,7 +15,7 @@ mvn -B -q ${MVN_ARGS:-} -pl allocator-bench -am package -DskipTests
 
 out="$bench_dir/target/bench-quick"
 for arg in "$@"; do
-  if [ "$arg" = "--full" ]; then
+  if [ "$arg" = "--full" ] || [ "$arg" = "--report" ]; then
     out="$bench_dir/results/$(date +%Y%m%d-%H%M%S)"
   fi
 done

@@ -53,6 +53,11 @@ final class LargeChunk extends Chunk {
         return offset;
     }
 
+    /** Owner only: true when only the magazine's own reference is left (buffers only ever drop references). */
+    boolean hasNoBuffers() {
+        return refs == 1;
+    }
+
     @Override
     void release(MagByteBuf buf, long threadId) {
         releaseReference();

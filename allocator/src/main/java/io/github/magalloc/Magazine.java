@@ -253,9 +253,16 @@ final class Magazine {
         return chunk;
     }
 
-    /** Owner only: gives every entirely free chunk, current ones included, back to the slab pool. */
+    /**
+     * Owner only: gives every entirely free chunk, current ones included, back to the reuse pool, and drops the
+     * large chunk when no buffer uses it.
+     */
     void trimOwned() {
         trimRequested = false;
+        if (large != null && large.hasNoBuffers()) {
+            large.releaseReference();
+            large = null;
+        }
         for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {

@@ -35,7 +35,7 @@ final class MpscIntQueue extends MpscIntQueueConsumerFields {
         long index;
         do {
             index = lvProducerIndex();
-            if (index >= lpProducerLimit() && !refreshProducerLimit(index)) {
+            if (index >= lvProducerLimit() && !refreshProducerLimit(index)) {
                 return false;
             }
         } while (!casProducerIndex(index, index + 1));
@@ -52,7 +52,9 @@ final class MpscIntQueue extends MpscIntQueueConsumerFields {
             return false;
         }
         // Racy but benign: another producer may store an older limit; the next offer then refreshes again.
-        spProducerLimit(limit);
+        // Ordered store, read with a volatile load: a producer trusting a limit cached by another producer then
+        // also sees the consumer's EMPTY stores that this producer saw through the consumer index.
+        soProducerLimit(limit);
         return true;
     }
 
@@ -139,11 +141,13 @@ abstract class MpscIntQueuePad1 extends MpscIntQueueBase {
 /** Written by producers. */
 abstract class MpscIntQueueProducerFields extends MpscIntQueuePad1 {
     private static final VarHandle PRODUCER_INDEX;
+    private static final VarHandle PRODUCER_LIMIT;
 
     static {
         try {
-            PRODUCER_INDEX = MethodHandles.lookup()
-                .findVarHandle(MpscIntQueueProducerFields.class, "producerIndex", long.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PRODUCER_INDEX = lookup.findVarHandle(MpscIntQueueProducerFields.class, "producerIndex", long.class);
+            PRODUCER_LIMIT = lookup.findVarHandle(MpscIntQueueProducerFields.class, "producerLimit", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -151,7 +155,7 @@ abstract class MpscIntQueueProducerFields extends MpscIntQueuePad1 {
 
     private volatile long producerIndex;
     /** Cached {@code consumerIndex + capacity}: producers read the consumer's line only when they reach it. */
-    private long producerLimit;
+    private volatile long producerLimit;
 
     MpscIntQueueProducerFields(int capacity) {
         super(capacity);
@@ -166,12 +170,12 @@ abstract class MpscIntQueueProducerFields extends MpscIntQueuePad1 {
         return PRODUCER_INDEX.compareAndSet(this, expect, update);
     }
 
-    final long lpProducerLimit() {
+    final long lvProducerLimit() {
         return producerLimit;
     }
 
-    final void spProducerLimit(long limit) {
-        producerLimit = limit;
+    final void soProducerLimit(long limit) {
+        PRODUCER_LIMIT.setRelease(this, limit);
     }
 }
 

@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  * Runs the allocators side by side and prints one table, the goal checks and the footprint table.
  * Quick mode (default): a few configurations, 1 fork, 1 warmup + 2 measurement iterations of 1 s, a few minutes
  * on 2 cores; indicative only. {@code --full}: every benchmark with every param, both thread kinds, 2 forks and
- * the iterations of the annotations (3 warmup + 5 measurement of 1 s); hours.
+ * the iterations of the annotations (3 warmup + 5 measurement of 1 s); hours. {@code --report}: the quick
+ * selection with 2 forks and the annotations' iterations (about 10 minutes): the run docs/benchmarks.md quotes.
  * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there.
  *
  * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--jvm-arg ARG]...};
@@ -61,11 +62,14 @@ public final class SideBySide {
     private final boolean full;
     private final Path out;
     private final int forks;
+    /** Quick selection, but with the annotations' iterations and 2 forks (--report). */
+    private final boolean report;
     /** Args of every benchmark fork and footprint JVM. */
     private final List<String> jvmArgs;
     private final PrintStream console = System.out;
 
-    private SideBySide(boolean full, Path out, int forks, List<String> extraJvmArgs) {
+    private SideBySide(boolean full, boolean report, Path out, int forks, List<String> extraJvmArgs) {
+        this.report = report;
         this.full = full;
         this.out = out;
         this.forks = forks;
@@ -75,6 +79,7 @@ public final class SideBySide {
 
     public static void main(String[] args) throws Exception {
         boolean full = false;
+        boolean report = false;
         Path out = null;
         Pattern only = null;
         int forks = -1;
@@ -85,9 +90,10 @@ public final class SideBySide {
                 case "--out": out = Path.of(args[++i]); break;
                 case "--only": only = Pattern.compile(args[++i]); break;
                 case "--forks": forks = Integer.parseInt(args[++i]); break;
+                case "--report": report = true; break;
                 case "--jvm-arg": extraJvmArgs.add(args[++i]); break;
                 default:
-                    System.err.println("usage: SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] "
+                    System.err.println("usage: SideBySide [--full | --report] [--out DIR] [--only REGEX] [--forks N] "
                             + "[--jvm-arg ARG]...");
                     System.exit(2);
             }
@@ -95,7 +101,8 @@ public final class SideBySide {
         if (out == null) {
             out = Path.of(full ? "results" : "bench-quick");
         }
-        SideBySide runner = new SideBySide(full, out, forks > 0 ? forks : full ? 2 : 1, extraJvmArgs);
+        SideBySide runner = new SideBySide(full, report, out, forks > 0 ? forks : full || report ? 2 : 1,
+                extraJvmArgs);
         List<Run> runs = new ArrayList<>();
         for (Run run : full ? fullRuns() : quickRuns()) {
             if (only == null || only.matcher(run.name()).find()) {
@@ -178,7 +185,7 @@ public final class SideBySide {
         }
         console.println();
         console.println("JSON results and jmh.log: " + out.toAbsolutePath());
-        if (!full) {
+        if (!full && !report) {
             console.println("Quick run (1 fork, 2 x 1 s iterations, shared machine): indicative only; "
                     + "use --full for numbers to quote.");
         }
@@ -199,7 +206,7 @@ public final class SideBySide {
                 .result(json.toString())
                 .output(out.resolve("jmh.log").toString());
         run.params().forEach(builder::param);
-        if (!full) {
+        if (!full && !report) {
             builder.warmupIterations(1).warmupTime(TimeValue.seconds(1))
                     .measurementIterations(2).measurementTime(TimeValue.seconds(1));
         }
@@ -302,7 +309,7 @@ public final class SideBySide {
     private void printEnvironment() throws IOException, InterruptedException {
         List<String> lines = new ArrayList<>();
         javaWithForkArgs(BenchJvm.class.getName(), List.of("describe"), lines);
-        console.println("magalloc side-by-side (" + (full ? "full" : "quick") + "), in the benchmark JVMs: "
+        console.println("magalloc side-by-side (" + (full ? "full" : report ? "report" : "quick") + "), in the benchmark JVMs: "
                 + String.join(" / ", lines));
         console.println("fork JVM args: " + String.join(" ", jvmArgs) + " (+ "
                 + String.join(" ", Workers.EVENT_LOOP.jvmArgs) + " for EVENT_LOOP); profilers: gc, "
