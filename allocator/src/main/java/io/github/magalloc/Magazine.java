@@ -35,11 +35,14 @@ final class Magazine {
     private final MagByteBuf[] spareBuffers = new MagByteBuf[SPARE_BUFFERS];
     private int spareCount;
     /**
-     * Buffer objects of this magazine released on other threads (thread-local magazines only, else null). The
-     * owner drains them in batches when its spare stack runs dry, so recycling across threads costs the owner no
-     * atomic per buffer (one CAS on the releasing side, as any hand-off needs).
+     * Buffer objects of this magazine released on other threads. The owner (the thread, or the lock holder of a
+     * shared magazine: the lock orders successive consumers) drains them in batches when its spare stack runs dry,
+     * so recycling across threads costs the owner no atomic per buffer (one CAS on the releasing side, as any
+     * hand-off needs). Null for the pool's stand-in owner of huge buffers, which never allocates.
      */
     private final MpscAtomicArrayQueue<MagByteBuf> returnedBuffers;
+    /** Cleared when the magazine is closed; a racing release may still return one object, left to the GC. */
+    private boolean acceptsReturnedBuffers;
 
     private LargeChunk large;
     /** Running average of large request sizes: sizes the next large chunk. */
@@ -48,11 +51,17 @@ final class Magazine {
     /** Set by {@link MemoryPool#trim()} from any thread; the owner acts on it at its next refill. */
     volatile boolean trimRequested;
 
+    /** A thread-local magazine for {@code owner}, or a shared one when {@code owner} is null. */
     Magazine(MemoryPool pool, Thread owner) {
+        this(pool, owner, true);
+    }
+
+    Magazine(MemoryPool pool, Thread owner, boolean allocates) {
         this.pool = pool;
         this.ownerThreadId = owner == null ? NO_OWNER : owner.getId();
         this.ownerThread = owner == null ? null : new WeakReference<>(owner);
-        this.returnedBuffers = owner == null ? null : new MpscAtomicArrayQueue<>(SPARE_BUFFERS * 8);
+        this.returnedBuffers = allocates ? new MpscAtomicArrayQueue<>(SPARE_BUFFERS * 8) : null;
+        this.acceptsReturnedBuffers = allocates;
     }
 
     // ------------------------------------------------------------------ fast path
@@ -108,7 +117,7 @@ final class Magazine {
         MpscAtomicArrayQueue<MagByteBuf> queue = returnedBuffers;
         int n = 0;
         MagByteBuf buf;
-        while (n < SPARE_BUFFERS && queue != null && (buf = queue.relaxedPoll()) != null) {
+        while (n < SPARE_BUFFERS && (buf = queue.relaxedPoll()) != null) {
             spareBuffers[n++] = buf;
         }
         spareCount = n;
@@ -117,10 +126,10 @@ final class Magazine {
 
     /**
      * Any thread but the owner: hands back a released buffer object of this magazine. Returns false when this
-     * magazine takes none (shared or closed) or its queue is full.
+     * magazine takes none (closed, or the stand-in owner of huge buffers) or its queue is full.
      */
     boolean returnBufferObject(MagByteBuf buf) {
-        return returnedBuffers != null && ownerThreadId != NO_OWNER && returnedBuffers.offer(buf);
+        return acceptsReturnedBuffers && returnedBuffers.offer(buf);
     }
 
     /** Owner only: keeps a released buffer object for reuse; returns false when the spare stack is full. */
@@ -299,6 +308,7 @@ final class Magazine {
      */
     void handOverTo(Magazine heir) {
         ownerThreadId = NO_OWNER;
+        acceptsReturnedBuffers = false;
         for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {

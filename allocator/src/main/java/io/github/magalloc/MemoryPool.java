@@ -7,7 +7,6 @@ import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Everything magalloc keeps for one kind of memory (heap or direct): the magazines, the slab reuse pool, spare
@@ -27,6 +26,8 @@ final class MemoryPool {
     private final int maxPooledSize;
     private final int maxLargeChunkSize;
     private final boolean threadLocalForAllThreads;
+    /** True once any thread that is not a FastThreadLocalThread may have a magazine of its own. */
+    private volatile boolean plainThreadMagazines;
     private final boolean unsafeDirect;
 
     private final Stripe[] stripes;
@@ -35,7 +36,7 @@ final class MemoryPool {
     private final Set<Magazine> liveThreadMagazines = ConcurrentHashMap.newKeySet();
     /** Buffer objects released on a thread that cannot put them back into their magazine. */
     private final MpmcAtomicArrayQueue<MagByteBuf> spareBuffers;
-    /** Owner of huge buffers' objects: matches no thread, so they always recycle through {@link #spareBuffers}. */
+    /** Stand-in owner of huge buffers' objects: matches no thread and takes no returns, so they recycle through {@link #spareBuffers}. */
     private final Magazine unowned;
 
     MemoryPool(MagazineByteBufAllocator allocator, boolean direct, MagazineAllocatorConfig config) {
@@ -45,6 +46,7 @@ final class MemoryPool {
         this.maxPooledSize = config.maxPooledSize();
         this.maxLargeChunkSize = config.maxLargeChunkSize();
         this.threadLocalForAllThreads = config.threadLocalMagazinesForAllThreads();
+        this.plainThreadMagazines = threadLocalForAllThreads;
         this.unsafeDirect = direct && PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
         this.reuse = new ReusePool(config.reuseBudgetBytes(), Math.max(SizeClasses.MAX_CHUNK_SIZE, maxLargeChunkSize));
         this.stripes = new Stripe[config.sharedMagazines()];
@@ -52,7 +54,7 @@ final class MemoryPool {
             stripes[i] = new Stripe(new Magazine(this, null));
         }
         this.spareBuffers = new MpmcAtomicArrayQueue<>(config.sharedBufferObjects());
-        this.unowned = new Magazine(this, null);
+        this.unowned = new Magazine(this, null, false);
         this.threadMagazines = new FastThreadLocal<Magazine>() {
             @Override
             protected Magazine initialValue() {
@@ -82,6 +84,12 @@ final class MemoryPool {
 
     /** The calling thread's own magazine, or null if it should use a shared one. */
     private Magazine threadMagazine() {
+        // A plain thread's thread-local lookup is a ThreadLocal search: skip it unless some plain thread may have
+        // a magazine (it opted in, or every thread gets one). Racy read on purpose: a thread that just attached
+        // itself set the flag before its own lookup.
+        if (!(Thread.currentThread() instanceof FastThreadLocalThread) && !plainThreadMagazines) {
+            return null;
+        }
         Magazine magazine = threadMagazines.getIfExists();
         return magazine != null ? magazine : newThreadMagazineIfEligible();
     }
@@ -279,6 +287,7 @@ final class MemoryPool {
 
     /** Gives the calling thread its own magazine (opt-in for threads that are not event loops). */
     void attachCurrentThread() {
+        plainThreadMagazines = true;
         threadMagazines.get();
     }
 
@@ -351,7 +360,7 @@ final class MemoryPool {
 
     /** A shared magazine and the lock that makes it single-threaded. */
     private static final class Stripe {
-        final ReentrantLock lock = new ReentrantLock();
+        final StripeLock lock = new StripeLock();
         final Magazine magazine;
 
         Stripe(Magazine magazine) {
