@@ -126,8 +126,22 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
             chunk.release(this, threadId);
             return; // never recycled in debug mode: a stale reference keeps seeing refCnt() == 0
         }
-        chunk.release(this, threadId);
         Magazine magazine = home;
+        if (magazine.ownerThreadId != threadId && magazine.tryLockAsOwner(threadId)) {
+            // A shared magazine's buffer and its lock is free: release as its owner, one CAS instead of two.
+            try {
+                releaseTo(magazine, threadId);
+            } finally {
+                magazine.unlockAsOwner();
+            }
+        } else {
+            releaseTo(magazine, threadId);
+        }
+    }
+
+    /** Memory back to the chunk, this object back to {@code magazine} (locally if the caller owns it). */
+    private void releaseTo(Magazine magazine, long threadId) {
+        chunk.release(this, threadId);
         if (magazine.ownerThreadId == threadId ? !magazine.recycleLocal(this) : !magazine.returnBufferObject(this)) {
             pool.recycleShared(this);
         }

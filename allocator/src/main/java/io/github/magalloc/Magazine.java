@@ -12,20 +12,27 @@ import java.lang.ref.WeakReference;
  * <p>The fast path is {@link #allocate}: pop a segment from the current chunk's local list and take a recycled
  * buffer object. Everything else (collecting remote frees, switching chunks, new slabs, large requests) is in
  * separate cold methods.
+ *
+ * <p>Padded at the front ({@link CacheLinePadding}): the counters written on every allocation must not share a
+ * cache line with whatever object another thread reads or writes (the stripes array, another magazine).
  */
-final class Magazine {
+final class Magazine extends CacheLinePadding {
     /** {@link #ownerThreadId} of shared and closed magazines: matches no thread, so releases go remote. */
     static final long NO_OWNER = -1;
     private static final int SPARE_BUFFERS = 128;
 
     final MemoryPool pool;
     /**
-     * Id of the owning thread. Written by the owner (or, after it died, by the reaper) only when the magazine is
-     * closed; read racily by releasing threads, for whom a stale value is harmless (see {@link SizeClassChunk}).
+     * Id of the owning thread. A thread-local magazine's is written by the owner (or, after it died, by the reaper)
+     * only when the magazine is closed; a shared magazine's is {@link #NO_OWNER} except while a thread holds the
+     * lock to release a buffer ({@link #tryLockAsOwner}). Read racily by releasing threads, for whom a stale value
+     * is harmless: it is never their own id unless they are the owner (see {@link SizeClassChunk}).
      */
     long ownerThreadId;
     /** The owning thread, weakly, so a dead thread can be noticed without being kept reachable. */
     final WeakReference<Thread> ownerThread;
+    /** A shared magazine's lock: whoever holds it is the owner. Null for thread-local magazines. */
+    final StripeLock lock;
 
     private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
     /** Non-current chunks with free segments (as far as the owner knows). */
@@ -51,17 +58,49 @@ final class Magazine {
     /** Set by {@link MemoryPool#trim()} from any thread; the owner acts on it at its next refill. */
     volatile boolean trimRequested;
 
-    /** A thread-local magazine for {@code owner}, or a shared one when {@code owner} is null. */
+    /** A thread-local magazine for {@code owner}, or a shared one (with its lock) when {@code owner} is null. */
     Magazine(MemoryPool pool, Thread owner) {
         this(pool, owner, true);
     }
 
-    Magazine(MemoryPool pool, Thread owner, boolean allocates) {
+    private Magazine(MemoryPool pool, Thread owner, boolean allocates) {
         this.pool = pool;
         this.ownerThreadId = owner == null ? NO_OWNER : owner.getId();
         this.ownerThread = owner == null ? null : new WeakReference<>(owner);
+        this.lock = owner == null && allocates ? new StripeLock() : null;
         this.returnedBuffers = allocates ? new MpscAtomicArrayQueue<>(SPARE_BUFFERS * 8) : null;
         this.acceptsReturnedBuffers = allocates;
+    }
+
+    /** A shared magazine: used by whichever thread holds its {@link #lock}. */
+    static Magazine shared(MemoryPool pool) {
+        return new Magazine(pool, null, true);
+    }
+
+    /** The pool's stand-in owner of huge buffers' objects: never allocates, takes no returns, has no lock. */
+    static Magazine unowned(MemoryPool pool) {
+        return new Magazine(pool, null, false);
+    }
+
+    /**
+     * Shared magazines only: takes the lock if it is free and makes the calling thread the owner until
+     * {@link #unlockAsOwner()}, so that releasing a buffer of this magazine is an owner release (local free list,
+     * spare stack) instead of two queue offers. A thread reading {@link #ownerThreadId} meanwhile sees
+     * {@link #NO_OWNER} or this thread's id, never its own, and stays on the remote path. Returns false at once
+     * when the lock is busy or this is a thread-local magazine.
+     */
+    boolean tryLockAsOwner(long threadId) {
+        StripeLock lock = this.lock;
+        if (lock == null || !lock.tryLock()) {
+            return false;
+        }
+        ownerThreadId = threadId;
+        return true;
+    }
+
+    void unlockAsOwner() {
+        ownerThreadId = NO_OWNER;
+        lock.unlock();
     }
 
     // ------------------------------------------------------------------ fast path

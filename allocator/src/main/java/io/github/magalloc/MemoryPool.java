@@ -30,7 +30,8 @@ final class MemoryPool {
     private volatile boolean plainThreadMagazines;
     private final boolean unsafeDirect;
 
-    private final Stripe[] stripes;
+    /** Shared magazines, each with its own lock. */
+    private final Magazine[] stripes;
     private final FastThreadLocal<Magazine> threadMagazines;
     /** Thread-local magazines alive; lets trim() reach them and dead threads' magazines be handed over. */
     private final Set<Magazine> liveThreadMagazines = ConcurrentHashMap.newKeySet();
@@ -49,12 +50,12 @@ final class MemoryPool {
         this.plainThreadMagazines = threadLocalForAllThreads;
         this.unsafeDirect = direct && PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
         this.reuse = new ReusePool(config.reuseBudgetBytes(), Math.max(SizeClasses.MAX_CHUNK_SIZE, maxLargeChunkSize));
-        this.stripes = new Stripe[config.sharedMagazines()];
+        this.stripes = new Magazine[config.sharedMagazines()];
         for (int i = 0; i < stripes.length; i++) {
-            stripes[i] = new Stripe(new Magazine(this, null));
+            stripes[i] = Magazine.shared(this);
         }
         this.spareBuffers = new MpmcAtomicArrayQueue<>(config.sharedBufferObjects());
-        this.unowned = new Magazine(this, null, false);
+        this.unowned = Magazine.unowned(this);
         this.threadMagazines = new FastThreadLocal<Magazine>() {
             @Override
             protected Magazine initialValue() {
@@ -103,9 +104,9 @@ final class MemoryPool {
     }
 
     private MagByteBuf allocateShared(int sizeClass, int initialCapacity, int maxCapacity) {
-        Stripe stripe = lockStripe();
+        Magazine stripe = lockStripe();
         try {
-            return stripe.magazine.allocate(sizeClass, initialCapacity, maxCapacity);
+            return stripe.allocate(sizeClass, initialCapacity, maxCapacity);
         } finally {
             stripe.lock.unlock();
         }
@@ -119,9 +120,9 @@ final class MemoryPool {
         if (magazine != null) {
             return magazine.allocateLarge(initialCapacity, maxCapacity);
         }
-        Stripe stripe = lockStripe();
+        Magazine stripe = lockStripe();
         try {
-            return stripe.magazine.allocateLarge(initialCapacity, maxCapacity);
+            return stripe.allocateLarge(initialCapacity, maxCapacity);
         } finally {
             stripe.lock.unlock();
         }
@@ -136,17 +137,17 @@ final class MemoryPool {
     }
 
     /** Tries every stripe without waiting first, so threads spread out; then waits on the thread's own stripe. */
-    private Stripe lockStripe() {
-        Stripe[] stripes = this.stripes;
+    private Magazine lockStripe() {
+        Magazine[] stripes = this.stripes;
         int start = (int) Thread.currentThread().getId();
         int mask = stripes.length - 1;
         for (int i = 0; i < stripes.length; i++) {
-            Stripe stripe = stripes[(start + i) & mask];
+            Magazine stripe = stripes[(start + i) & mask];
             if (stripe.lock.tryLock()) {
                 return stripe;
             }
         }
-        Stripe stripe = stripes[start & mask];
+        Magazine stripe = stripes[start & mask];
         stripe.lock.lock();
         return stripe;
     }
@@ -301,10 +302,10 @@ final class MemoryPool {
         if (!liveThreadMagazines.remove(magazine)) {
             return;
         }
-        Stripe heir = stripes[(int) (magazine.ownerThreadId & (stripes.length - 1))];
+        Magazine heir = stripes[(int) (magazine.ownerThreadId & (stripes.length - 1))];
         heir.lock.lock();
         try {
-            magazine.handOverTo(heir.magazine);
+            magazine.handOverTo(heir);
         } finally {
             heir.lock.unlock();
         }
@@ -329,10 +330,10 @@ final class MemoryPool {
      */
     void trim() {
         reapDeadThreadMagazines();
-        for (Stripe stripe : stripes) {
+        for (Magazine stripe : stripes) {
             stripe.lock.lock();
             try {
-                stripe.magazine.trimOwned();
+                stripe.trimOwned();
             } finally {
                 stripe.lock.unlock();
             }
@@ -356,15 +357,5 @@ final class MemoryPool {
 
     int sharedMagazineCount() {
         return stripes.length;
-    }
-
-    /** A shared magazine and the lock that makes it single-threaded. */
-    private static final class Stripe {
-        final StripeLock lock = new StripeLock();
-        final Magazine magazine;
-
-        Stripe(Magazine magazine) {
-            this.magazine = magazine;
-        }
     }
 }

@@ -230,6 +230,46 @@ class MagazineByteBufAllocatorTest {
         assertThat(metric.usedDirectMemory()).isZero();
     }
 
+    @Test
+    void plainThreadReleasesIntoAFreeStripeAsItsOwner() {
+        // One stripe, no contention: the release takes the stripe's lock and frees locally (LIFO), so the next
+        // allocation gets the same memory and the same object back, and the stripe is left without an owner.
+        MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
+        ByteBuf first = oneStripe.directBuffer(256);
+        MagByteBuf object = TestAccess.magByteBuf(first);
+        String memory = TestAccess.memoryIdentity(first);
+        Magazine stripe = object.home;
+        assertThat(stripe.lock).as("plain threads use a shared magazine").isNotNull();
+
+        first.release();
+        assertThat(stripe.ownerThreadId).isEqualTo(Magazine.NO_OWNER);
+        assertThat(stripe.lock.tryLock()).as("the release gave the lock back").isTrue();
+        stripe.lock.unlock();
+
+        ByteBuf second = oneStripe.directBuffer(256);
+        assertThat(TestAccess.magByteBuf(second)).isSameAs(object);
+        assertThat(TestAccess.memoryIdentity(second)).isEqualTo(memory);
+        second.release();
+    }
+
+    @Test
+    void plainThreadReleaseFindingTheStripeLockedQueuesRemotely() {
+        MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
+        ByteBuf buf = oneStripe.directBuffer(256);
+        MagByteBuf object = TestAccess.magByteBuf(buf);
+        SizeClassChunk chunk = (SizeClassChunk) object.chunk;
+        int freeBefore = chunk.freeCount;
+        Magazine stripe = object.home;
+        assertThat(stripe.lock.tryLock()).isTrue(); // as if another thread were allocating right now
+        try {
+            buf.release();
+            assertThat(chunk.freeCount).as("the busy stripe's local list is not touched").isEqualTo(freeBefore);
+            assertThat(chunk.remoteFrees.size()).as("the segment waits in the remote queue").isEqualTo(1);
+        } finally {
+            stripe.lock.unlock();
+        }
+    }
+
     // ------------------------------------------------------------------ metrics and trim
 
     @Test

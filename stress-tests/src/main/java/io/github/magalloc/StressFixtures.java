@@ -76,8 +76,8 @@ final class StressFixtures {
     /** Chunks of {@code sizeClass} held by all of the pool's shared magazines. */
     static int sharedChunks(MemoryPool pool, int sizeClass) {
         int chunks = 0;
-        for (Object stripe : (Object[]) get(field(MemoryPool.class, "stripes"), pool)) {
-            chunks += ((Magazine) get(field(stripe.getClass(), "magazine"), stripe)).chunkCount(sizeClass);
+        for (Magazine stripe : (Magazine[]) get(field(MemoryPool.class, "stripes"), pool)) {
+            chunks += stripe.chunkCount(sizeClass);
         }
         return chunks;
     }
