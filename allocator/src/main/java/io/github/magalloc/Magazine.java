@@ -186,7 +186,8 @@ final class Magazine extends CacheLinePadding {
 
     /**
      * The current chunk of the class is exhausted (or missing): collect its foreign releases, else switch to the
-     * partial chunk used last, else look through the full chunks for foreign releases, else take a slab.
+     * partial chunk that has waited longest (it has gathered the most free segments), else look through the full
+     * chunks for foreign releases, else take a slab.
      */
     private SizeClassChunk refill(int sizeClass) {
         if (trimRequested) {
@@ -196,7 +197,7 @@ final class Magazine extends CacheLinePadding {
         if (exhausted != null && exhausted.drainRemote() > 0) {
             return exhausted;
         }
-        SizeClassChunk next = partialOf(sizeClass).pollLast();
+        SizeClassChunk next = partialOf(sizeClass).pollFirst();
         if (next == null) {
             next = collectForeignReleases(sizeClass);
         }
@@ -227,8 +228,8 @@ final class Magazine extends CacheLinePadding {
         ChunkList fullList = fullOf(sizeClass);
         ChunkList partialList = partialOf(sizeClass);
         SizeClassChunk empty = null;
-        for (int i = fullList.size() - 1; i >= 0; i--) {
-            SizeClassChunk chunk = fullList.get(i);
+        for (SizeClassChunk chunk = fullList.first(), following; chunk != null; chunk = following) {
+            following = chunk.next;
             if (chunk.drainRemote() == 0) {
                 continue;
             }
@@ -243,7 +244,7 @@ final class Magazine extends CacheLinePadding {
                 partialList.add(chunk);
             }
         }
-        SizeClassChunk next = partialList.pollLast();
+        SizeClassChunk next = partialList.pollFirst();
         if (next == null) {
             return empty;
         }
@@ -330,8 +331,8 @@ final class Magazine extends CacheLinePadding {
         if (list == null) {
             return;
         }
-        for (int i = list.size() - 1; i >= 0; i--) {
-            SizeClassChunk chunk = list.get(i);
+        for (SizeClassChunk chunk = list.first(), following; chunk != null; chunk = following) {
+            following = chunk.next;
             chunk.drainRemote();
             if (chunk.isEntirelyFree()) {
                 list.remove(chunk);
@@ -372,7 +373,7 @@ final class Magazine extends CacheLinePadding {
             return;
         }
         SizeClassChunk chunk;
-        while ((chunk = list.pollLast()) != null) {
+        while ((chunk = list.pollFirst()) != null) {
             heir.adopt(chunk);
         }
     }

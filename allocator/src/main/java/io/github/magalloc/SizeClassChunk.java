@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *
  * <h2>Who writes what</h2>
  * <ul>
- *   <li>{@link #freeSegments}, {@link #freeCount}, {@link #current}, {@link #list}, {@link #listSlot}: the owner only, that is the
+ *   <li>{@link #freeSegments}, {@link #freeCount}, {@link #current}, {@link #list}, {@link #prev}, {@link #next}: the owner only, that is the
  *       thread of {@link #magazine} (or whoever holds a shared magazine's lock). Plain fields, no atomics: this is
  *       the local free list, a LIFO stack so the segment freed last (hottest in cache) is handed out first.</li>
  *   <li>{@link #remoteFrees}: any thread offers, only the owner drains. Releases from non-owner threads go here.</li>
@@ -36,8 +36,9 @@ final class SizeClassChunk extends Chunk {
     boolean current;
     /** The magazine's list (partial or full) holding this non-current chunk, or null. */
     ChunkList list;
-    /** Index in {@link #list}, or -1. */
-    int listSlot = -1;
+    /** Neighbours in {@link #list}, or null. */
+    SizeClassChunk prev;
+    SizeClassChunk next;
 
     /** Debug mode only: 1 for a segment held by a buffer, 0 for a free one. */
     private final AtomicIntegerArray debugInUse;

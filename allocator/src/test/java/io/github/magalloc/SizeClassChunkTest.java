@@ -64,6 +64,30 @@ class SizeClassChunkTest {
     }
 
     @Test
+    void refillTakesThePartialChunkThatHasWaitedLongest() {
+        List<MagByteBuf> first = new ArrayList<>();
+        List<MagByteBuf> second = new ArrayList<>();
+        for (int i = 0; i < segments; i++) {
+            first.add(allocate());
+        }
+        for (int i = 0; i < segments; i++) {
+            second.add(allocate());
+        }
+        for (int i = 0; i < segments; i++) {
+            allocate(); // a third chunk, now current and full
+        }
+        Chunk firstChunk = first.get(0).chunk;
+        Chunk secondChunk = second.get(0).chunk;
+        assertThat(secondChunk).isNotSameAs(firstChunk);
+        first.get(0).release();  // the first chunk becomes partial ...
+        second.get(0).release(); // ... before the second
+        second.get(1).release();
+
+        assertThat(allocate().chunk).as("oldest partial chunk first").isSameAs(firstChunk);
+        assertThat(allocate().chunk).as("then the next one").isSameAs(secondChunk);
+    }
+
+    @Test
     void foreignReleaseGoesThroughTheRemoteQueueAndIsCollectedAtRefill() throws Exception {
         List<MagByteBuf> all = new ArrayList<>();
         for (int i = 0; i < segments; i++) {

@@ -55,7 +55,7 @@ public class RefillVsRemoteReleaseStress {
         r.r1 = fromChunk ? 1 : 0;
         r.r2 = !fromChunk ? -1 : got.segment == released ? 0 : got.segment == stillHeld ? 1 : 2;
         int live = 1 + (fromChunk ? 1 : 0);
-        boolean placed = fromChunk ? chunk.current : !chunk.current && chunk.listSlot >= 0;
+        boolean placed = fromChunk ? chunk.current : !chunk.current && chunk.list != null;
         r.r3 = placed ? StressFixtures.accountedFree(chunk) + live : -1;
     }
 }
