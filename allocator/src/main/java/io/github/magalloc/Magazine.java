@@ -13,26 +13,15 @@ import java.lang.ref.WeakReference;
  * buffer object. Everything else (collecting remote frees, switching chunks, new slabs, large requests) is in
  * separate cold methods.
  *
- * <p>Padded at the front ({@link CacheLinePadding}): the counters written on every allocation must not share a
- * cache line with whatever object another thread reads or writes (the stripes array, another magazine).
+ * <p>Layout: padding in front ({@link CacheLinePadding}), then what releasing threads read
+ * ({@link MagazineShared}), more padding, then the owner's fields: the counters written on every allocation must
+ * not share a cache line with what other threads read on every release, nor with neighbouring objects (the
+ * stripes array, another magazine).
  */
-final class Magazine extends CacheLinePadding {
-    /** {@link #ownerThreadId} of shared and closed magazines: matches no thread, so releases go remote. */
-    static final long NO_OWNER = -1;
-    private static final int SPARE_BUFFERS = 128;
+final class Magazine extends MagazinePad {
+    static final int SPARE_BUFFERS = 128;
 
     final MemoryPool pool;
-    /**
-     * Id of the owning thread. A thread-local magazine's is written by the owner (or, after it died, by the reaper)
-     * only when the magazine is closed; a shared magazine's is {@link #NO_OWNER} except while a thread holds the
-     * lock to release a buffer ({@link #tryLockAsOwner}). Read racily by releasing threads, for whom a stale value
-     * is harmless: it is never their own id unless they are the owner (see {@link SizeClassChunk}).
-     */
-    long ownerThreadId;
-    /** The owning thread, weakly, so a dead thread can be noticed without being kept reachable. */
-    final WeakReference<Thread> ownerThread;
-    /** A shared magazine's lock: whoever holds it is the owner. Null for thread-local magazines. */
-    final StripeLock lock;
 
     private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
     /** Non-current chunks with free segments (as far as the owner knows). */
@@ -41,15 +30,6 @@ final class Magazine extends CacheLinePadding {
     private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
     private final MagByteBuf[] spareBuffers = new MagByteBuf[SPARE_BUFFERS];
     private int spareCount;
-    /**
-     * Buffer objects of this magazine released on other threads. The owner (the thread, or the lock holder of a
-     * shared magazine: the lock orders successive consumers) drains them in batches when its spare stack runs dry,
-     * so recycling across threads costs the owner no atomic per buffer (one CAS on the releasing side, as any
-     * hand-off needs). Null for the pool's stand-in owner of huge buffers, which never allocates.
-     */
-    private final MpscAtomicArrayQueue<MagByteBuf> returnedBuffers;
-    /** Cleared when the magazine is closed; a racing release may still return one object, left to the GC. */
-    private boolean acceptsReturnedBuffers;
 
     private LargeChunk large;
     /** Running average of large request sizes: sizes the next large chunk. */
@@ -64,12 +44,8 @@ final class Magazine extends CacheLinePadding {
     }
 
     private Magazine(MemoryPool pool, Thread owner, boolean allocates) {
+        super(owner, allocates);
         this.pool = pool;
-        this.ownerThreadId = owner == null ? NO_OWNER : owner.getId();
-        this.ownerThread = owner == null ? null : new WeakReference<>(owner);
-        this.lock = owner == null && allocates ? new StripeLock() : null;
-        this.returnedBuffers = allocates ? new MpscAtomicArrayQueue<>(SPARE_BUFFERS * 8) : null;
-        this.acceptsReturnedBuffers = allocates;
     }
 
     /** A shared magazine: used by whichever thread holds its {@link #lock}. */
@@ -398,5 +374,56 @@ final class Magazine extends CacheLinePadding {
 
     private static int sizeOf(ChunkList list) {
         return list == null ? 0 : list.size();
+    }
+}
+
+/** What threads other than the owner read when they release a buffer of the magazine. */
+abstract class MagazineShared extends CacheLinePadding {
+    /** {@link #ownerThreadId} of shared and closed magazines: matches no thread, so releases go remote. */
+    static final long NO_OWNER = -1;
+
+    /**
+     * Id of the owning thread. A thread-local magazine's is written by the owner (or, after it died, by the reaper)
+     * only when the magazine is closed; a shared magazine's is {@link #NO_OWNER} except while a thread holds the
+     * lock to release a buffer ({@link Magazine#tryLockAsOwner}). Read racily by releasing threads, for whom a
+     * stale value is harmless: it is never their own id unless they are the owner (see {@link SizeClassChunk}).
+     */
+    long ownerThreadId;
+    /** The owning thread, weakly, so a dead thread can be noticed without being kept reachable. */
+    final WeakReference<Thread> ownerThread;
+    /** A shared magazine's lock: whoever holds it is the owner. Null for thread-local magazines. */
+    final StripeLock lock;
+    /**
+     * Buffer objects of this magazine released on other threads. The owner (the thread, or the lock holder of a
+     * shared magazine: the lock orders successive consumers) drains them in batches when its spare stack runs dry,
+     * so recycling across threads costs the owner no atomic per buffer (one CAS on the releasing side, as any
+     * hand-off needs). Null for the pool's stand-in owner of huge buffers, which never allocates.
+     */
+    final MpscAtomicArrayQueue<MagByteBuf> returnedBuffers;
+    /** Cleared when the magazine is closed; a racing release may still return one object, left to the GC. */
+    boolean acceptsReturnedBuffers;
+
+    MagazineShared(Thread owner, boolean allocates) {
+        this.ownerThreadId = owner == null ? NO_OWNER : owner.getId();
+        this.ownerThread = owner == null ? null : new WeakReference<>(owner);
+        this.lock = owner == null && allocates ? new StripeLock() : null;
+        this.returnedBuffers = allocates ? new MpscAtomicArrayQueue<>(Magazine.SPARE_BUFFERS * 8) : null;
+        this.acceptsReturnedBuffers = allocates;
+    }
+}
+
+/** 128 bytes between the shared fields and the owner's (see {@link Magazine}); never used. */
+abstract class MagazinePad extends MagazineShared {
+    byte q000, q001, q002, q003, q004, q005, q006, q007, q008, q009, q010, q011, q012, q013, q014, q015;
+    byte q100, q101, q102, q103, q104, q105, q106, q107, q108, q109, q110, q111, q112, q113, q114, q115;
+    byte q200, q201, q202, q203, q204, q205, q206, q207, q208, q209, q210, q211, q212, q213, q214, q215;
+    byte q300, q301, q302, q303, q304, q305, q306, q307, q308, q309, q310, q311, q312, q313, q314, q315;
+    byte q400, q401, q402, q403, q404, q405, q406, q407, q408, q409, q410, q411, q412, q413, q414, q415;
+    byte q500, q501, q502, q503, q504, q505, q506, q507, q508, q509, q510, q511, q512, q513, q514, q515;
+    byte q600, q601, q602, q603, q604, q605, q606, q607, q608, q609, q610, q611, q612, q613, q614, q615;
+    byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
+
+    MagazinePad(Thread owner, boolean allocates) {
+        super(owner, allocates);
     }
 }

@@ -21,17 +21,16 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * Hence the owner may retire the chunk (give its slab back) exactly when {@code freeCount == segmentCount}: no
  * buffer holds a segment, and the remote queue is empty, so no release can race with the retirement.
  * A release that would push {@code freeCount} or the queue past {@code segmentCount} is a double free and throws.
+ *
+ * <h2>Layout</h2>
+ * What a releasing thread reads ({@link SizeClassChunkShared}) and what the owner writes on every allocation
+ * ({@link #freeCount}) sit on different cache lines, with {@link SizeClassChunkPad} between them: otherwise each
+ * allocation by the owner invalidates the line every releasing thread must read, and cross-thread release pays a
+ * cache miss per buffer (JCTools separates producer and consumer fields the same way).
  */
-final class SizeClassChunk extends Chunk {
-    final int sizeClass;
-    final int segmentSize;
-    final int segmentCount;
-
-    Magazine magazine;
-
+final class SizeClassChunk extends SizeClassChunkPad {
     final int[] freeSegments;
     int freeCount;
-    final MpscIntQueue remoteFrees;
     /** True while this is its magazine's current chunk for the class; such a chunk is never retired. */
     boolean current;
     /** The magazine's list (partial or full) holding this non-current chunk, or null. */
@@ -40,23 +39,14 @@ final class SizeClassChunk extends Chunk {
     SizeClassChunk prev;
     SizeClassChunk next;
 
-    /** Debug mode only: 1 for a segment held by a buffer, 0 for a free one. */
-    private final AtomicIntegerArray debugInUse;
-
     SizeClassChunk(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
-        super(slab, pool);
-        this.magazine = magazine;
-        this.sizeClass = sizeClass;
-        this.segmentSize = SizeClasses.sizeOf(sizeClass);
-        this.segmentCount = slab.size / segmentSize;
+        super(slab, pool, magazine, sizeClass);
         this.freeSegments = new int[segmentCount];
         // Pushed in reverse so that the first allocations walk the slab upwards.
         for (int i = 0; i < segmentCount; i++) {
             freeSegments[i] = segmentCount - 1 - i;
         }
         this.freeCount = segmentCount;
-        this.remoteFrees = new MpscIntQueue(segmentCount);
-        this.debugInUse = pool.debug ? new AtomicIntegerArray(segmentCount) : null;
     }
 
     /** Pops a free segment, or returns -1 when the local list is empty. Owner only; no atomics. */
@@ -135,5 +125,42 @@ final class SizeClassChunk extends Chunk {
         if (!debugInUse.compareAndSet(segment, 1, 0)) {
             throw doubleFree(segment);
         }
+    }
+}
+
+/** The fields a releasing thread reads: fixed at creation, except {@link #magazine} (hand-over). */
+abstract class SizeClassChunkShared extends Chunk {
+    final int sizeClass;
+    final int segmentSize;
+    final int segmentCount;
+    Magazine magazine;
+    final MpscIntQueue remoteFrees;
+    /** Debug mode only: 1 for a segment held by a buffer, 0 for a free one. */
+    final AtomicIntegerArray debugInUse;
+
+    SizeClassChunkShared(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
+        super(slab, pool);
+        this.magazine = magazine;
+        this.sizeClass = sizeClass;
+        this.segmentSize = SizeClasses.sizeOf(sizeClass);
+        this.segmentCount = slab.size / segmentSize;
+        this.remoteFrees = new MpscIntQueue(segmentCount);
+        this.debugInUse = pool.debug ? new AtomicIntegerArray(segmentCount) : null;
+    }
+}
+
+/** 128 bytes between the shared fields and the owner's (see {@link SizeClassChunk}, "Layout"); never used. */
+abstract class SizeClassChunkPad extends SizeClassChunkShared {
+    byte q000, q001, q002, q003, q004, q005, q006, q007, q008, q009, q010, q011, q012, q013, q014, q015;
+    byte q100, q101, q102, q103, q104, q105, q106, q107, q108, q109, q110, q111, q112, q113, q114, q115;
+    byte q200, q201, q202, q203, q204, q205, q206, q207, q208, q209, q210, q211, q212, q213, q214, q215;
+    byte q300, q301, q302, q303, q304, q305, q306, q307, q308, q309, q310, q311, q312, q313, q314, q315;
+    byte q400, q401, q402, q403, q404, q405, q406, q407, q408, q409, q410, q411, q412, q413, q414, q415;
+    byte q500, q501, q502, q503, q504, q505, q506, q507, q508, q509, q510, q511, q512, q513, q514, q515;
+    byte q600, q601, q602, q603, q604, q605, q606, q607, q608, q609, q610, q611, q612, q613, q614, q615;
+    byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
+
+    SizeClassChunkPad(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
+        super(slab, pool, magazine, sizeClass);
     }
 }
