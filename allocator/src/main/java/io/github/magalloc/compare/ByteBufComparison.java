@@ -1,6 +1,8 @@
 package io.github.magalloc.compare;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.internal.PlatformDependent;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -19,6 +21,9 @@ import java.util.Objects;
  * <ul>
  *   <li>Both heap: {@link Arrays#mismatch} (a vectorised JDK intrinsic) from {@link #ARRAY_INTRINSIC_MIN} bytes,
  *       below that an 8-bytes-at-a-time loop over the arrays.</li>
+ *   <li>Both with a memory address (direct buffers while Netty uses {@code Unsafe}, as on JDK 17) and shorter
+ *       than {@link #ADDRESS_LOOP_MAX}: an 8-bytes-at-a-time loop of {@link PlatformDependent#getLong(long)}, with
+ *       no view to allocate and no per-read bounds check (the range is checked once).</li>
  *   <li>Otherwise, from {@link #NIO_INTRINSIC_MIN} bytes: {@link ByteBuffer#mismatch} (the same intrinsic) over the
  *       buffers' NIO views, segment by segment for composites. Making the views allocates, which is why short
  *       ranges use an 8-bytes-at-a-time loop of {@link ByteBuf#getLongLE} instead.</li>
@@ -33,6 +38,9 @@ public final class ByteBufComparison {
     static final int ARRAY_INTRINSIC_MIN = Integer.getInteger("magalloc.compare.arrayIntrinsicMin", 16);
     /** Shortest non-array range for which NIO views plus {@link ByteBuffer#mismatch} beat the 8-byte loop. */
     static final int NIO_INTRINSIC_MIN = Integer.getInteger("magalloc.compare.nioIntrinsicMin", 32);
+    /** Longest range compared through memory addresses; longer ones use the NIO intrinsic. */
+    static final int ADDRESS_LOOP_MAX = Integer.getInteger("magalloc.compare.addressLoopMax", 256);
+    private static final boolean ADDRESS_READS = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
 
     private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
@@ -93,6 +101,9 @@ public final class ByteBufComparison {
             // array() checks that the buffer is still accessible (not released)
             return mismatch(a.array(), a.arrayOffset() + aIndex, b.array(), b.arrayOffset() + bIndex, length);
         }
+        if (length < ADDRESS_LOOP_MAX && ADDRESS_READS && a.hasMemoryAddress() && b.hasMemoryAddress()) {
+            return mismatchByAddress(a, aIndex, b, bIndex, length);
+        }
         if (length < NIO_INTRINSIC_MIN) {
             return mismatchByLongs(a, aIndex, b, bIndex, length);
         }
@@ -119,6 +130,33 @@ public final class ByteBufComparison {
         }
         for (; i < length; i++) {
             if (a.getByte(aIndex + i) != b.getByte(bIndex + i)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** 8 bytes at a time straight from memory; the caller checked both ranges against the capacities. */
+    private static int mismatchByAddress(ByteBuf a, int aIndex, ByteBuf b, int bIndex, int length) {
+        // Reading freed memory through an address could crash the JVM: refuse released buffers, as getLong would.
+        if (a.refCnt() == 0 || b.refCnt() == 0) {
+            throw new IllegalReferenceCountException(0);
+        }
+        long x0 = a.memoryAddress() + aIndex;
+        long y0 = b.memoryAddress() + bIndex;
+        int i = 0;
+        for (; i <= length - 8; i += 8) {
+            long x = PlatformDependent.getLong(x0 + i);
+            long y = PlatformDependent.getLong(y0 + i);
+            if (x != y) {
+                // Native order: on little-endian machines the lowest byte holds the lowest address.
+                long diff = x ^ y;
+                return i + ((PlatformDependent.BIG_ENDIAN_NATIVE_ORDER
+                    ? Long.numberOfLeadingZeros(diff) : Long.numberOfTrailingZeros(diff)) >>> 3);
+            }
+        }
+        for (; i < length; i++) {
+            if (PlatformDependent.getByte(x0 + i) != PlatformDependent.getByte(y0 + i)) {
                 return i;
             }
         }

@@ -206,6 +206,7 @@ class ByteBufComparisonTest {
             ByteBuf heap = Unpooled.buffer(len).writeZero(len);
             ByteBuf direct = Unpooled.directBuffer(len).writeZero(len);
             ByteBuf live = Unpooled.buffer(len).writeZero(len);
+            ByteBuf liveDirect = Unpooled.directBuffer(len).writeZero(len);
             heap.release();
             direct.release();
             // a released unpooled heap buffer reports capacity 0, so the range check may fire first: either way,
@@ -214,6 +215,10 @@ class ByteBufComparisonTest {
                     .isInstanceOfAny(IllegalReferenceCountException.class, IndexOutOfBoundsException.class);
             assertThatThrownBy(() -> ByteBufComparison.equals(live, direct))
                     .isInstanceOfAny(IllegalReferenceCountException.class, IndexOutOfBoundsException.class);
+            // both direct: the memory-address loop must refuse freed memory too
+            assertThatThrownBy(() -> ByteBufComparison.equals(liveDirect, direct))
+                    .isInstanceOfAny(IllegalReferenceCountException.class, IndexOutOfBoundsException.class);
+            liveDirect.release();
         }
         bufs.forEach(ByteBuf::release);
     }
