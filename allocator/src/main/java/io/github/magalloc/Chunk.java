@@ -11,8 +11,9 @@ abstract class Chunk {
     }
 
     /**
-     * Takes back the memory of {@code buf}, whose reference count reached zero or which moved to bigger memory.
-     * {@code threadId} is the id of the calling thread, read once by the caller.
+     * Takes back the memory of {@code buf}, whose reference count reached zero. {@code threadId} is the id of the
+     * calling thread, read once by the caller. Returns true when done; false when the release was deferred to the
+     * lock holder of a shared magazine, which then finishes it and recycles {@code buf} (the caller must not).
      */
-    abstract void release(MagByteBuf buf, long threadId);
+    abstract boolean release(MagByteBuf buf, long threadId);
 }

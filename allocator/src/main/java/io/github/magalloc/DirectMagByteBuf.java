@@ -16,6 +16,8 @@ class DirectMagByteBuf extends MagByteBuf {
     private static final int STREAM_COPY_CHUNK = 8192;
 
     ByteBuffer memory;
+    /** Whether the slab's memory address is known; kept while the object is released, for hasMemoryAddress(). */
+    private boolean hasAddress;
 
     DirectMagByteBuf(MemoryPool pool) {
         super(pool);
@@ -24,6 +26,12 @@ class DirectMagByteBuf extends MagByteBuf {
     @Override
     void onMemoryChanged(Slab slab) {
         memory = slab.buffer;
+        hasAddress = slab.hasAddress;
+    }
+
+    @Override
+    void forgetMemory() {
+        memory = null;
     }
 
     @Override
@@ -66,7 +74,7 @@ class DirectMagByteBuf extends MagByteBuf {
     /** Known with Unsafe, and on JDK 22+ without it (Netty then allocates through memory segments). */
     @Override
     public final boolean hasMemoryAddress() {
-        return chunk.slab.hasAddress;
+        return hasAddress;
     }
 
     @Override

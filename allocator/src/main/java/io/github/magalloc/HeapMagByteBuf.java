@@ -38,6 +38,11 @@ final class HeapMagByteBuf extends MagByteBuf {
     }
 
     @Override
+    void forgetMemory() {
+        array = null;
+    }
+
+    @Override
     void copyContentTo(MagByteBuf target, int bytes) {
         System.arraycopy(array, offset, ((HeapMagByteBuf) target).array, target.offset, bytes);
     }

@@ -7,7 +7,8 @@ final class HugeChunk extends Chunk {
     }
 
     @Override
-    void release(MagByteBuf buf, long threadId) {
+    boolean release(MagByteBuf buf, long threadId) {
         pool.freeHugeSlab(slab);
+        return true;
     }
 }

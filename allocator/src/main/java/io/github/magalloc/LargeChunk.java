@@ -59,8 +59,9 @@ final class LargeChunk extends Chunk {
     }
 
     @Override
-    void release(MagByteBuf buf, long threadId) {
+    boolean release(MagByteBuf buf, long threadId) {
         releaseReference();
+        return true;
     }
 
     /** Drops one reference; the thread that drops the last one gives the slab back. */

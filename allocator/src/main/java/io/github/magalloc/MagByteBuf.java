@@ -17,16 +17,16 @@ import java.nio.channels.ScatteringByteChannel;
  * chunk reserved for it. Capacity may grow in place up to {@code maxLength}; beyond that the buffer moves.
  *
  * <p>Buffer objects are recycled: when the reference count reaches zero the memory goes back to its chunk and the
- * object to its magazine (or to the pool's shared spares when released on another thread). In debug mode objects
- * are never recycled and freed memory is poisoned, so a stale reference fails loudly instead of touching a buffer
- * that now belongs to someone else.
+ * object to the {@link BufferObjectCache} of the thread that allocated it, which alone hands it out again. In debug
+ * mode objects are never recycled and freed memory is poisoned, so a stale reference fails loudly.
  */
 abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
     static final byte POISON = (byte) 0xDE;
 
     final MemoryPool pool;
-    /** The magazine this object returns to when released on that magazine's thread. */
-    Magazine home;
+    /** Where this object goes back when released: the object cache of the thread that allocated it. */
+    BufferObjectCache home;
+    /** The memory's chunk; null while the object is released (kept for reuse). */
     Chunk chunk;
     /** Segment index in a size-classed chunk, -1 otherwise. */
     int segment;
@@ -36,7 +36,7 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
     int maxLength;
     /** The capacity. */
     int length;
-    /** Per-object view for NIO calls; never shared between buffer objects (hazard 5). */
+    /** Per-object view for NIO calls: buffers cut from one slab must not share a position and limit. */
     private ByteBuffer tmpNioBuf;
 
     MagByteBuf(MemoryPool pool) {
@@ -56,22 +56,19 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
     }
 
     private void setMemory(Chunk chunk, int segment, int offset, int maxLength) {
-        if (this.chunk == null || chunk.slab != slab()) {
-            tmpNioBuf = null;
-        }
         this.chunk = chunk;
         this.segment = segment;
         this.offset = offset;
         this.maxLength = maxLength;
+        this.tmpNioBuf = null;
         onMemoryChanged(chunk.slab);
-    }
-
-    private Slab slab() {
-        return chunk == null ? null : chunk.slab;
     }
 
     /** Subclasses cache what they need of the slab (array, buffer, address). */
     abstract void onMemoryChanged(Slab slab);
+
+    /** Subclasses drop what they cached of the slab, so a kept object does not keep freed memory reachable. */
+    abstract void forgetMemory();
 
     /** Copies the first {@code bytes} bytes of this buffer's memory into {@code target}'s. */
     abstract void copyContentTo(MagByteBuf target, int bytes);
@@ -92,8 +89,6 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
         int l = length;
         length = other.length;
         other.length = l;
-        tmpNioBuf = null;
-        other.tmpNioBuf = null;
     }
 
     final int idx(int index) {
@@ -101,50 +96,27 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
     }
 
     /**
-     * The common case, a count of 1 released once, costs a volatile read and an ordered store instead of Netty's
-     * compare-and-swap. A release that comes after it (in program order or through any happens-before edge) reads
-     * 0 and throws {@link io.netty.util.IllegalReferenceCountException} as Netty's would. Counts above 1 take
-     * Netty's atomic path, so two threads sharing a retained buffer still deallocate exactly once. Only two
-     * releases racing on a buffer whose count is 1 (a double release by the caller, without ordering) go
-     * unnoticed here; Netty's CAS would catch that one.
+     * The count reached zero (Netty's compare-and-swap decided which release that was, so two threads releasing
+     * the same buffer at once deallocate it once and the other gets {@code IllegalReferenceCountException}): the
+     * memory goes back to its chunk, then the object home.
      */
-    @Override
-    public final boolean release() {
-        if (refCnt() == 1) {
-            setRefCnt(0);
-            deallocate();
-            return true;
-        }
-        return super.release();
-    }
-
     @Override
     protected final void deallocate() {
         long threadId = Thread.currentThread().getId();
         if (pool.debug) {
             poison();
-            chunk.release(this, threadId);
-            return; // never recycled in debug mode: a stale reference keeps seeing refCnt() == 0
         }
-        Magazine magazine = home;
-        if (magazine.ownerThreadId != threadId && magazine.tryLockAsOwner(threadId)) {
-            // A shared magazine's buffer and its lock is free: release as its owner, one CAS instead of two.
-            try {
-                releaseTo(magazine, threadId);
-            } finally {
-                magazine.unlockAsOwner();
-            }
-        } else {
-            releaseTo(magazine, threadId);
+        if (chunk.release(this, threadId)) {
+            recycle(threadId);
         }
     }
 
-    /** Memory back to the chunk, this object back to {@code magazine} (locally if the caller owns it). */
-    private void releaseTo(Magazine magazine, long threadId) {
-        chunk.release(this, threadId);
-        if (magazine.ownerThreadId == threadId ? !magazine.recycleLocal(this) : !magazine.returnBufferObject(this)) {
-            pool.recycleShared(this);
-        }
+    /** The memory is back with its chunk: forget it, and send this object to its home thread's cache. */
+    final void recycle(long threadId) {
+        chunk = null;
+        tmpNioBuf = null;
+        forgetMemory();
+        home.recycle(this, threadId);
     }
 
     // ------------------------------------------------------------------ capacity

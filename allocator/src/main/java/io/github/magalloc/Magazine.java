@@ -2,34 +2,43 @@ package io.github.magalloc;
 
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 
 /**
- * A set of chunks, per size class one current chunk plus partial and full ones, used by one thread at a time: either the
- * thread it belongs to (a thread-local magazine) or whoever holds the lock of a shared stripe. Nothing in here is
- * atomic; {@link MemoryPool} decides which magazine a thread may use.
+ * A set of chunks, per size class one current chunk plus partial and full ones, and the owner of their free lists.
+ * A magazine is owned in one of two ways ({@link MagazineShared#ownerThreadId}):
+ * <ul>
+ *   <li><b>by a thread</b>: an event loop's (or opted-in thread's) own magazine; only that thread touches the lists,
+ *       with no atomics at all;</li>
+ *   <li><b>shared</b>: whoever holds {@link #lock} owns it. The striped magazines of plain threads are shared from
+ *       birth; a thread's magazine becomes shared when the thread exits, detaches or dies ({@link #abandon}), so its
+ *       chunks go back as their buffers are released, on whichever thread releases them.</li>
+ * </ul>
+ * Nothing else changes ownership, and only ever thread -> shared.
  *
- * <p>The fast path is {@link #allocate}: pop a segment from the current chunk's local list and take a recycled
- * buffer object. Everything else (collecting remote frees, switching chunks, new slabs, large requests) is in
- * separate cold methods.
+ * <p>The fast path is {@link #allocate}: pop a segment from the current chunk's local list. Everything else
+ * (collecting remote frees, switching chunks, new slabs, large requests, deferred releases) is in cold methods.
  *
- * <p>Layout: padding in front ({@link CacheLinePadding}), then what releasing threads read
- * ({@link MagazineShared}), more padding, then the owner's fields: the counters written on every allocation must
- * not share a cache line with what other threads read on every release, nor with neighbouring objects (the
- * stripes array, another magazine).
+ * <p>Layout: padding in front ({@link CacheLinePadding}), then what releasing threads read ({@link MagazineShared}),
+ * more padding, then the owner's fields: the counters written on every allocation must not share a cache line with
+ * what other threads read on every release, nor with neighbouring objects (the stripes array, another magazine).
  */
 final class Magazine extends MagazinePad {
-    static final int SPARE_BUFFERS = 128;
-
     final MemoryPool pool;
+    /**
+     * The buffer objects of the owning thread (a thread's magazine serves its thread's allocations, so it carries
+     * that thread's {@link BufferObjectCache}); null for a magazine shared from birth, whose callers bring the cache
+     * of their own thread.
+     */
+    final BufferObjectCache objects;
 
     private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
     /** Non-current chunks with free segments (as far as the owner knows). */
     private final ChunkList[] partial = new ChunkList[SizeClasses.COUNT];
     /** Non-current chunks that had no free segment when last looked at; foreign releases may have refilled them. */
     private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
-    private final MagByteBuf[] spareBuffers = new MagByteBuf[SPARE_BUFFERS];
-    private int spareCount;
 
     private LargeChunk large;
     /** Running average of large request sizes: sizes the next large chunk. */
@@ -38,58 +47,32 @@ final class Magazine extends MagazinePad {
     /** Set by {@link MemoryPool#trim()} from any thread; the owner acts on it at its next refill. */
     volatile boolean trimRequested;
 
-    /** A thread-local magazine for {@code owner}, or a shared one (with its lock) when {@code owner} is null. */
-    Magazine(MemoryPool pool, Thread owner) {
-        this(pool, owner, true);
-    }
-
-    private Magazine(MemoryPool pool, Thread owner, boolean allocates) {
-        super(owner, allocates);
+    private Magazine(MemoryPool pool, Thread owner) {
+        super(owner);
         this.pool = pool;
+        this.objects = owner == null ? null : new BufferObjectCache(pool, owner.getId());
     }
 
-    /** A shared magazine: used by whichever thread holds its {@link #lock}. */
+    /** A magazine owned by {@code owner} (the calling thread, except in tests). */
+    static Magazine ofThread(MemoryPool pool, Thread owner) {
+        return new Magazine(pool, owner);
+    }
+
+    /** A magazine shared by the threads that take its {@link #lock}. */
     static Magazine shared(MemoryPool pool) {
-        return new Magazine(pool, null, true);
-    }
-
-    /** The pool's stand-in owner of huge buffers' objects: never allocates, takes no returns, has no lock. */
-    static Magazine unowned(MemoryPool pool) {
-        return new Magazine(pool, null, false);
-    }
-
-    /**
-     * Shared magazines only: takes the lock if it is free and makes the calling thread the owner until
-     * {@link #unlockAsOwner()}, so that releasing a buffer of this magazine is an owner release (local free list,
-     * spare stack) instead of two queue offers. A thread reading {@link #ownerThreadId} meanwhile sees
-     * {@link #NO_OWNER} or this thread's id, never its own, and stays on the remote path. Returns false at once
-     * when the lock is busy or this is a thread-local magazine.
-     */
-    boolean tryLockAsOwner(long threadId) {
-        StripeLock lock = this.lock;
-        if (lock == null || !lock.tryLock()) {
-            return false;
-        }
-        ownerThreadId = threadId;
-        return true;
-    }
-
-    void unlockAsOwner() {
-        ownerThreadId = NO_OWNER;
-        lock.unlock();
+        return new Magazine(pool, null);
     }
 
     // ------------------------------------------------------------------ fast path
 
-    /** A buffer of {@code sizeClass}; capacity and limits are set by the caller. */
-    MagByteBuf allocate(int sizeClass, int initialCapacity, int maxCapacity) {
+    /** Owner only: gives {@code buf} a segment of {@code sizeClass}; capacity and limits are set by the caller. */
+    MagByteBuf allocate(MagByteBuf buf, int sizeClass, int initialCapacity, int maxCapacity) {
         SizeClassChunk chunk = current[sizeClass];
         int segment;
         if (chunk == null || (segment = chunk.allocateSegment()) < 0) {
             chunk = refill(sizeClass);
             segment = chunk.allocateSegment();
         }
-        MagByteBuf buf = takeBufferObject();
         buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
         return buf;
     }
@@ -116,46 +99,91 @@ final class Magazine extends MagazinePad {
         }
     }
 
-    MagByteBuf takeBufferObject() {
-        int n = spareCount;
-        if (n == 0 && (n = collectReturnedBuffers()) == 0) {
-            return pool.newBufferObject(this);
-        }
-        spareCount = --n;
-        MagByteBuf buf = spareBuffers[n];
-        spareBuffers[n] = null;
-        return buf;
-    }
+    // ------------------------------------------------------------------ shared ownership: the lock
 
-    /** Cold: refills the spare stack from objects released on other threads; returns the new spare count. */
-    private int collectReturnedBuffers() {
-        MpscAtomicArrayQueue<MagByteBuf> queue = returnedBuffers;
-        int n = 0;
-        MagByteBuf buf;
-        while (n < SPARE_BUFFERS && (buf = queue.relaxedPoll()) != null) {
-            spareBuffers[n++] = buf;
+    /**
+     * Any thread, while the magazine is shared: gives a segment back under the lock. When the lock is busy the
+     * buffer (which still holds its segment) is queued for the holder instead, and this returns false: the holder
+     * finishes the release and recycles the object. A shared magazine thus receives every segment under its lock,
+     * so a chunk is retired as soon as its last buffer is released, whichever thread releases it.
+     */
+    boolean releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment) {
+        if (lock.tryLock()) {
+            try {
+                releaseLocal(chunk, segment);
+            } finally {
+                unlock();
+            }
+            return true;
         }
-        spareCount = n;
-        return n;
+        if (!deferredReleases.offer(buf)) {
+            // A whole queue of releases is waiting for one holder: wait for the lock ourselves.
+            lock();
+            try {
+                releaseLocal(chunk, segment);
+            } finally {
+                unlock();
+            }
+            return true;
+        }
+        helpHolder();
+        return false;
     }
 
     /**
-     * Any thread but the owner: hands back a released buffer object of this magazine. Returns false when this
-     * magazine takes none (closed, or the stand-in owner of huge buffers) or its queue is full.
+     * Any thread, after queueing a segment in a chunk of this magazine while another thread owned it: if the
+     * magazine became shared meanwhile, its lock holders take segments only from the lock and from
+     * {@link #abandon}'s drain, which may have run before our segment arrived; ask for another drain.
      */
-    boolean returnBufferObject(MagByteBuf buf) {
-        return acceptsReturnedBuffers && returnedBuffers.offer(buf);
+    void onRemoteReleaseRaced() {
+        if (lvOwnerThreadId() == SHARED) {
+            soRemoteSweepRequested(true);
+            helpHolder();
+        }
     }
 
-    /** Owner only: keeps a released buffer object for reuse; returns false when the spare stack is full. */
-    boolean recycleLocal(MagByteBuf buf) {
-        int n = spareCount;
-        if (n == SPARE_BUFFERS) {
-            return false;
+    /** Takes the lock if it is free and does the work others left for the holder. */
+    private void helpHolder() {
+        if (lock.tryLock()) {
+            unlock();
         }
-        spareBuffers[n] = buf;
-        spareCount = n + 1;
-        return true;
+    }
+
+    boolean tryLock() {
+        return lock.tryLock();
+    }
+
+    void lock() {
+        lock.lock();
+    }
+
+    /**
+     * Gives the lock back, then does the work threads left while it was held. Why look again after unlocking: a
+     * thread that finds the lock busy first publishes its work (a deferred release, a sweep request), then tries
+     * the lock once. Both sides write before they read (the release's queue offer or flag, then the lock word;
+     * the holder's unlock, then the queue and flag), all volatile, so in their total order at least one side sees
+     * the other's write: either the helper gets the lock, or the holder sees the work here.
+     */
+    void unlock() {
+        lock.unlock();
+        while ((!deferredReleases.isEmpty() || lvRemoteSweepRequested()) && lock.tryLock()) {
+            processDeferredReleases();
+            if (lvRemoteSweepRequested()) {
+                soRemoteSweepRequested(false);
+                collectAllRemoteReleases(false);
+            }
+            lock.unlock();
+        }
+    }
+
+    /** Lock holder: finishes the releases queued while the lock was busy, and sends their objects home. */
+    private void processDeferredReleases() {
+        long threadId = Thread.currentThread().getId();
+        MagByteBuf buf;
+        while ((buf = deferredReleases.relaxedPoll()) != null) {
+            releaseLocal((SizeClassChunk) buf.chunk, buf.segment);
+            buf.recycle(threadId);
+        }
     }
 
     // ------------------------------------------------------------------ cold paths
@@ -230,6 +258,35 @@ final class Magazine extends MagazinePad {
         return next;
     }
 
+    /**
+     * Owner: drains the remote queue of every non-current chunk, retires those entirely free and moves full ones
+     * that got segments back to the partial list. With {@code waitForClaims}, waits for producers that have claimed
+     * a queue slot but not yet published their segment, so that nothing released before this call is left behind.
+     */
+    private void collectAllRemoteReleases(boolean waitForClaims) {
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            collectRemoteReleases(partial[sizeClass], waitForClaims);
+            collectRemoteReleases(full[sizeClass], waitForClaims);
+        }
+    }
+
+    private void collectRemoteReleases(ChunkList list, boolean waitForClaims) {
+        if (list == null) {
+            return;
+        }
+        for (SizeClassChunk chunk = list.first(), following; chunk != null; chunk = following) {
+            following = chunk.next;
+            int moved = waitForClaims ? chunk.drainRemoteWaitingForClaims() : chunk.drainRemote();
+            if (chunk.isEntirelyFree()) {
+                list.remove(chunk);
+                retire(chunk);
+            } else if (moved > 0 && list == full[chunk.sizeClass]) {
+                list.remove(chunk);
+                partialOf(chunk.sizeClass).add(chunk);
+            }
+        }
+    }
+
     private ChunkList partialOf(int sizeClass) {
         ChunkList list = partial[sizeClass];
         if (list == null) {
@@ -252,8 +309,8 @@ final class Magazine extends MagazinePad {
         pool.retireChunk(chunk);
     }
 
-    /** A buffer above the size classes and within the pooling limit, bumped out of a large chunk. */
-    MagByteBuf allocateLarge(int initialCapacity, int maxCapacity) {
+    /** Owner only: gives {@code buf} memory above the size classes, bumped out of a large chunk. */
+    MagByteBuf allocateLarge(MagByteBuf buf, int initialCapacity, int maxCapacity) {
         int size = LargeChunk.alignedSize(initialCapacity);
         averageLargeSize += (size - averageLargeSize) >> 3;
         LargeChunk chunk = large;
@@ -262,19 +319,18 @@ final class Magazine extends MagazinePad {
             chunk = replaceLargeChunk(size);
             offset = chunk.allocate(size);
         }
-        MagByteBuf buf = takeBufferObject();
         buf.init(chunk, -1, offset, size, initialCapacity, maxCapacity);
         return buf;
     }
 
     private LargeChunk replaceLargeChunk(int size) {
+        // The new slab first: if it cannot be had, the magazine keeps its old chunk and nothing is lost.
+        LargeChunk chunk = new LargeChunk(pool.takeLargeSlab(pool.largeChunkSizeFor(size, averageLargeSize)), pool);
         LargeChunk old = large;
-        large = null;
+        large = chunk;
         if (old != null) {
             old.releaseReference();
         }
-        LargeChunk chunk = new LargeChunk(pool.takeLargeSlab(pool.largeChunkSizeFor(size, averageLargeSize)), pool);
-        large = chunk;
         return chunk;
     }
 
@@ -298,72 +354,45 @@ final class Magazine extends MagazinePad {
                     retire(chunk);
                 }
             }
-            retireEntirelyFree(partial[sizeClass]);
-            retireEntirelyFree(full[sizeClass]);
         }
-    }
-
-    private void retireEntirelyFree(ChunkList list) {
-        if (list == null) {
-            return;
-        }
-        for (SizeClassChunk chunk = list.first(), following; chunk != null; chunk = following) {
-            following = chunk.next;
-            chunk.drainRemote();
-            if (chunk.isEntirelyFree()) {
-                list.remove(chunk);
-                retire(chunk);
-            }
-        }
+        collectAllRemoteReleases(false);
     }
 
     /**
-     * Owner only, when the magazine will never be used again: every chunk moves to {@code heir} (a shared
-     * magazine whose lock the caller holds), where releases keep arriving through the remote queues and scans
-     * reclaim the chunks once empty. Nothing here references the dead thread.
+     * The owning thread will never use this magazine again (it exits, detaches, or died and is being reaped): the
+     * magazine becomes shared. Runs once, on the owner or, after its death, on the reaper (the thread's writes
+     * happen-before {@code isAlive()} returned false).
+     *
+     * <p>Protocol (docs/design.md, protocol 3): take the lock, then publish {@link #SHARED} with a volatile write.
+     * From then on releasers take the lock (or defer to its holder, which is us until we finish). A releaser that
+     * read the old owner id queues its segment in the chunk's remote queue; we drain every queue after the
+     * volatile write, waiting for claimed slots, and a releaser whose claim came after our drain reads
+     * {@link #SHARED} afterwards and asks for another drain ({@link #onRemoteReleaseRaced}). Entirely free chunks are
+     * retired now; the others when their last buffer is released.
      */
-    void handOverTo(Magazine heir) {
-        ownerThreadId = NO_OWNER;
-        acceptsReturnedBuffers = false;
-        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
-            SizeClassChunk chunk = current[sizeClass];
-            if (chunk != null) {
-                current[sizeClass] = null;
-                chunk.current = false;
-                heir.adopt(chunk);
+    void abandon() {
+        lock.lock();
+        try {
+            svOwnerThreadId(SHARED);
+            pool.metrics.magazinesAbandoned.incrementAndGet();
+            if (objects != null) {
+                objects.close();
             }
-            handOverAll(partial[sizeClass], heir);
-            handOverAll(full[sizeClass], heir);
-        }
-        if (large != null) {
-            large.releaseReference();
-            large = null;
-        }
-        while (spareCount > 0) {
-            spareBuffers[--spareCount] = null;
-        }
-    }
-
-    private static void handOverAll(ChunkList list, Magazine heir) {
-        if (list == null) {
-            return;
-        }
-        SizeClassChunk chunk;
-        while ((chunk = list.pollFirst()) != null) {
-            heir.adopt(chunk);
-        }
-    }
-
-    /** Takes over a chunk from a closed magazine. Caller holds this (shared) magazine's lock. */
-    private void adopt(SizeClassChunk chunk) {
-        chunk.magazine = this;
-        chunk.drainRemote();
-        if (chunk.isEntirelyFree()) {
-            retire(chunk);
-        } else if (chunk.freeCount > 0) {
-            partialOf(chunk.sizeClass).add(chunk);
-        } else {
-            fullOf(chunk.sizeClass).add(chunk);
+            if (large != null) {
+                large.releaseReference();
+                large = null;
+            }
+            for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+                SizeClassChunk chunk = current[sizeClass];
+                if (chunk != null) {
+                    current[sizeClass] = null;
+                    chunk.current = false;
+                    (chunk.freeCount > 0 ? partialOf(sizeClass) : fullOf(sizeClass)).add(chunk);
+                }
+            }
+            collectAllRemoteReleases(true);
+        } finally {
+            unlock();
         }
     }
 
@@ -372,43 +401,76 @@ final class Magazine extends MagazinePad {
         return (current[sizeClass] == null ? 0 : 1) + sizeOf(partial[sizeClass]) + sizeOf(full[sizeClass]);
     }
 
+    /** Number of chunks this magazine holds; owner only. */
+    int chunkCount() {
+        int n = 0;
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            n += chunkCount(sizeClass);
+        }
+        return n;
+    }
+
     private static int sizeOf(ChunkList list) {
         return list == null ? 0 : list.size();
     }
 }
 
-/** What threads other than the owner read when they release a buffer of the magazine. */
+/** What threads other than the owner read and write when they release a buffer of the magazine. */
 abstract class MagazineShared extends CacheLinePadding {
-    /** {@link #ownerThreadId} of shared and closed magazines: matches no thread, so releases go remote. */
-    static final long NO_OWNER = -1;
+    /** {@link #ownerThreadId} of a shared magazine: matches no thread, so releasers take the lock. */
+    static final long SHARED = -1;
+    /** Deferred releases a shared magazine queues for its lock holder before releasers wait for the lock. */
+    static final int DEFERRED_RELEASES = 256;
+
+    private static final VarHandle OWNER_THREAD_ID;
+    private static final VarHandle REMOTE_SWEEP_REQUESTED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            OWNER_THREAD_ID = lookup.findVarHandle(MagazineShared.class, "ownerThreadId", long.class);
+            REMOTE_SWEEP_REQUESTED = lookup.findVarHandle(MagazineShared.class, "remoteSweepRequested", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /**
-     * Id of the owning thread. A thread-local magazine's is written by the owner (or, after it died, by the reaper)
-     * only when the magazine is closed; a shared magazine's is {@link #NO_OWNER} except while a thread holds the
-     * lock to release a buffer ({@link Magazine#tryLockAsOwner}). Read racily by releasing threads, for whom a
-     * stale value is harmless: it is never their own id unless they are the owner (see {@link SizeClassChunk}).
+     * The owning thread's id, or {@link #SHARED}. Written twice at most: in the constructor, and once to
+     * {@link #SHARED} by {@link Magazine#abandon} (volatile). A releasing thread compares it with its own id: it
+     * can equal its own id only while it is the owner (ids are never reused, and the owner's own write of
+     * {@link #SHARED} comes before anything it does later), so a stale read sends a release to the remote queue,
+     * which {@link Magazine#abandon} and {@link Magazine#onRemoteReleaseRaced} make safe.
      */
-    long ownerThreadId;
-    /** The owning thread, weakly, so a dead thread can be noticed without being kept reachable. */
+    private volatile long ownerThreadId;
+    /** The owning thread, weakly, so a dead thread can be noticed without being kept reachable; null if shared. */
     final WeakReference<Thread> ownerThread;
-    /** A shared magazine's lock: whoever holds it is the owner. Null for thread-local magazines. */
-    final StripeLock lock;
-    /**
-     * Buffer objects of this magazine released on other threads. The owner (the thread, or the lock holder of a
-     * shared magazine: the lock orders successive consumers) drains them in batches when its spare stack runs dry,
-     * so recycling across threads costs the owner no atomic per buffer (one CAS on the releasing side, as any
-     * hand-off needs). Null for the pool's stand-in owner of huge buffers, which never allocates.
-     */
-    final MpscAtomicArrayQueue<MagByteBuf> returnedBuffers;
-    /** Cleared when the magazine is closed; a racing release may still return one object, left to the GC. */
-    boolean acceptsReturnedBuffers;
+    /** Whoever holds it owns a shared magazine. A thread's magazine uses it only once abandoned. */
+    final StripeLock lock = new StripeLock();
+    /** Releases that found the lock busy: buffers still holding their segments, finished by the lock holder. */
+    final MpscAtomicArrayQueue<MagByteBuf> deferredReleases = new MpscAtomicArrayQueue<>(DEFERRED_RELEASES);
+    /** A remote release raced with {@link Magazine#abandon}: the next lock holder drains every chunk again. */
+    private volatile boolean remoteSweepRequested;
 
-    MagazineShared(Thread owner, boolean allocates) {
-        this.ownerThreadId = owner == null ? NO_OWNER : owner.getId();
+    MagazineShared(Thread owner) {
+        this.ownerThreadId = owner == null ? SHARED : owner.getId();
         this.ownerThread = owner == null ? null : new WeakReference<>(owner);
-        this.lock = owner == null && allocates ? new StripeLock() : null;
-        this.returnedBuffers = allocates ? new MpscAtomicArrayQueue<>(Magazine.SPARE_BUFFERS * 8) : null;
-        this.acceptsReturnedBuffers = allocates;
+    }
+
+    final long lvOwnerThreadId() {
+        return ownerThreadId;
+    }
+
+    final void svOwnerThreadId(long id) {
+        OWNER_THREAD_ID.setVolatile(this, id);
+    }
+
+    final boolean lvRemoteSweepRequested() {
+        return remoteSweepRequested;
+    }
+
+    final void soRemoteSweepRequested(boolean requested) {
+        REMOTE_SWEEP_REQUESTED.setVolatile(this, requested);
     }
 }
 
@@ -423,7 +485,7 @@ abstract class MagazinePad extends MagazineShared {
     byte q600, q601, q602, q603, q604, q605, q606, q607, q608, q609, q610, q611, q612, q613, q614, q615;
     byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
 
-    MagazinePad(Thread owner, boolean allocates) {
-        super(owner, allocates);
+    MagazinePad(Thread owner) {
+        super(owner);
     }
 }

@@ -1,26 +1,41 @@
 package io.github.magalloc;
 
 import io.netty.util.internal.SystemPropertyUtil;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.util.function.IntFunction;
+import java.util.function.LongFunction;
 
 /**
  * Every tunable of {@link MagazineByteBufAllocator}, with its default. Each default can be overridden by a
  * {@code magalloc.*} system property; {@code docs/tuning.md} explains each one. Immutable; build one with
  * {@link MagazineByteBufAllocator#builder()}.
+ *
+ * <p>The builder rejects a bad value with an {@link IllegalArgumentException} that names the setting and the
+ * allowed range. A bad system property is different: it is read when this class loads, on behalf of every
+ * allocator including {@link MagazineByteBufAllocator#DEFAULT}, so throwing would make the class unusable. It is
+ * logged as a warning and the built-in default is used instead, as Netty does with its own properties.
  */
 public final class MagazineAllocatorConfig {
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(MagazineAllocatorConfig.class);
+
+    private static final long BUILT_IN_REUSE_BUDGET_BYTES = 16L * 1024 * 1024;
+    private static final int BUILT_IN_MAX_POOLED_SIZE = 1024 * 1024;
+    private static final int BUILT_IN_MAX_LARGE_CHUNK_SIZE = 8 * 1024 * 1024;
+
     static final boolean DEFAULT_PREFER_DIRECT =
         SystemPropertyUtil.getBoolean("magalloc.preferDirect", true);
-    static final long DEFAULT_REUSE_BUDGET_BYTES =
-        SystemPropertyUtil.getLong("magalloc.reuseBudgetBytes", 16L * 1024 * 1024);
-    static final int DEFAULT_MAX_POOLED_SIZE =
-        SystemPropertyUtil.getInt("magalloc.maxPooledSize", 1024 * 1024);
-    static final int DEFAULT_MAX_LARGE_CHUNK_SIZE =
-        SystemPropertyUtil.getInt("magalloc.maxLargeChunkSize", 8 * 1024 * 1024);
-    static final int DEFAULT_SHARED_MAGAZINES =
-        SystemPropertyUtil.getInt("magalloc.sharedMagazines",
-            Math.min(16, ceilPow2(Runtime.getRuntime().availableProcessors())));
-    static final int DEFAULT_SHARED_BUFFER_OBJECTS =
-        SystemPropertyUtil.getInt("magalloc.sharedBufferObjects", 4096);
+    static final long DEFAULT_REUSE_BUDGET_BYTES = longProperty("magalloc.reuseBudgetBytes",
+        BUILT_IN_REUSE_BUDGET_BYTES, MagazineAllocatorConfig::checkReuseBudgetBytes);
+    static final int DEFAULT_MAX_LARGE_CHUNK_SIZE = intProperty("magalloc.maxLargeChunkSize",
+        BUILT_IN_MAX_LARGE_CHUNK_SIZE, MagazineAllocatorConfig::checkMaxLargeChunkSize);
+    static final int DEFAULT_MAX_POOLED_SIZE = intProperty("magalloc.maxPooledSize",
+        Math.min(BUILT_IN_MAX_POOLED_SIZE, DEFAULT_MAX_LARGE_CHUNK_SIZE),
+        size -> checkMaxPooledSize(size, DEFAULT_MAX_LARGE_CHUNK_SIZE));
+    static final int DEFAULT_SHARED_MAGAZINES = intProperty("magalloc.sharedMagazines",
+        Math.min(16, ceilPow2(Runtime.getRuntime().availableProcessors())),
+        MagazineAllocatorConfig::checkSharedMagazines);
     static final boolean DEFAULT_THREAD_LOCAL_FOR_ALL_THREADS =
         SystemPropertyUtil.getBoolean("magalloc.threadLocalMagazinesForAllThreads", false);
     static final boolean DEFAULT_DEBUG = SystemPropertyUtil.getBoolean("magalloc.debug", false);
@@ -30,43 +45,84 @@ public final class MagazineAllocatorConfig {
     private final int maxPooledSize;
     private final int maxLargeChunkSize;
     private final int sharedMagazines;
-    private final int sharedBufferObjects;
     private final boolean threadLocalMagazinesForAllThreads;
     private final boolean debug;
 
     MagazineAllocatorConfig(Builder b) {
-        if (b.reuseBudgetBytes < 0) {
-            throw new IllegalArgumentException("reuseBudgetBytes: " + b.reuseBudgetBytes + " (expected: >= 0)");
-        }
-        if (b.maxLargeChunkSize < SizeClasses.MAX_CHUNK_SIZE || Integer.bitCount(b.maxLargeChunkSize) != 1
-            || b.maxLargeChunkSize > 1 << 30) {
-            throw new IllegalArgumentException("maxLargeChunkSize: " + b.maxLargeChunkSize
-                + " (expected: a power of two from " + SizeClasses.MAX_CHUNK_SIZE + " to 2^30)");
-        }
-        if (b.maxPooledSize < SizeClasses.MAX_SIZE || b.maxPooledSize > b.maxLargeChunkSize) {
-            throw new IllegalArgumentException("maxPooledSize: " + b.maxPooledSize + " (expected: "
-                + SizeClasses.MAX_SIZE + " to maxLargeChunkSize " + b.maxLargeChunkSize + ")");
-        }
-        if (b.sharedMagazines < 1 || Integer.bitCount(b.sharedMagazines) != 1 || b.sharedMagazines > 1024) {
-            throw new IllegalArgumentException("sharedMagazines: " + b.sharedMagazines
-                + " (expected: a power of two from 1 to 1024)");
-        }
-        if (b.sharedBufferObjects < 2) {
-            throw new IllegalArgumentException("sharedBufferObjects: " + b.sharedBufferObjects
-                + " (expected: >= 2)");
-        }
+        throwIfInvalid(checkReuseBudgetBytes(b.reuseBudgetBytes));
+        throwIfInvalid(checkMaxLargeChunkSize(b.maxLargeChunkSize));
+        throwIfInvalid(checkMaxPooledSize(b.maxPooledSize, b.maxLargeChunkSize));
+        throwIfInvalid(checkSharedMagazines(b.sharedMagazines));
         this.preferDirect = b.preferDirect;
         this.reuseBudgetBytes = b.reuseBudgetBytes;
         this.maxPooledSize = b.maxPooledSize;
         this.maxLargeChunkSize = b.maxLargeChunkSize;
         this.sharedMagazines = b.sharedMagazines;
-        this.sharedBufferObjects = b.sharedBufferObjects;
         this.threadLocalMagazinesForAllThreads = b.threadLocalMagazinesForAllThreads;
         this.debug = b.debug;
     }
 
     static int ceilPow2(int n) {
         return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
+    }
+
+    // ------------------------------------------------------------------ the rules: null when valid, else why not
+
+    static String checkReuseBudgetBytes(long bytes) {
+        return bytes >= 0 ? null : "reuseBudgetBytes: " + bytes + " (expected: >= 0)";
+    }
+
+    static String checkMaxLargeChunkSize(int bytes) {
+        return bytes >= SizeClasses.MAX_CHUNK_SIZE && Integer.bitCount(bytes) == 1 && bytes <= 1 << 30 ? null
+            : "maxLargeChunkSize: " + bytes + " (expected: a power of two from " + SizeClasses.MAX_CHUNK_SIZE
+              + " to 2^30)";
+    }
+
+    static String checkMaxPooledSize(int bytes, int maxLargeChunkSize) {
+        return bytes >= SizeClasses.MAX_SIZE && bytes <= maxLargeChunkSize ? null
+            : "maxPooledSize: " + bytes + " (expected: " + SizeClasses.MAX_SIZE + " to maxLargeChunkSize "
+              + maxLargeChunkSize + ")";
+    }
+
+    static String checkSharedMagazines(int count) {
+        return count >= 1 && Integer.bitCount(count) == 1 && count <= 1024 ? null
+            : "sharedMagazines: " + count + " (expected: a power of two from 1 to 1024)";
+    }
+
+    /** A system property's value if it follows its rule, else (with a warning) the built-in default. */
+    private static long longProperty(String name, long builtIn, LongFunction<String> rule) {
+        long value = SystemPropertyUtil.getLong(name, builtIn);
+        String problem = rule.apply(value);
+        if (problem == null) {
+            return value;
+        }
+        logger.warn("Ignoring -D{}={}: {}; using {}", name, value, problem, builtIn);
+        return builtIn;
+    }
+
+    private static int intProperty(String name, int builtIn, IntFunction<String> rule) {
+        int value = SystemPropertyUtil.getInt(name, builtIn);
+        String problem = rule.apply(value);
+        if (problem == null) {
+            return value;
+        }
+        logger.warn("Ignoring -D{}={}: {}; using {}", name, value, problem, builtIn);
+        return builtIn;
+    }
+
+    private static void throwIfInvalid(String problem) {
+        if (problem != null) {
+            throw new IllegalArgumentException(problem);
+        }
+    }
+
+    /** A system property's value if it passed its rule ({@code problem == null}), else a warning and the fallback. */
+    private static long checkedProperty(String name, long value, long fallback, String problem) {
+        if (problem == null) {
+            return value;
+        }
+        logger.warn("Ignoring -D{}: {}; using {}", name, problem, fallback);
+        return fallback;
     }
 
     public boolean preferDirect() {
@@ -89,10 +145,6 @@ public final class MagazineAllocatorConfig {
         return sharedMagazines;
     }
 
-    public int sharedBufferObjects() {
-        return sharedBufferObjects;
-    }
-
     public boolean threadLocalMagazinesForAllThreads() {
         return threadLocalMagazinesForAllThreads;
     }
@@ -105,7 +157,7 @@ public final class MagazineAllocatorConfig {
     public String toString() {
         return "MagazineAllocatorConfig{preferDirect=" + preferDirect + ", reuseBudgetBytes=" + reuseBudgetBytes
             + ", maxPooledSize=" + maxPooledSize + ", maxLargeChunkSize=" + maxLargeChunkSize
-            + ", sharedMagazines=" + sharedMagazines + ", sharedBufferObjects=" + sharedBufferObjects
+            + ", sharedMagazines=" + sharedMagazines
             + ", threadLocalMagazinesForAllThreads=" + threadLocalMagazinesForAllThreads + ", debug=" + debug + '}';
     }
 
@@ -116,7 +168,6 @@ public final class MagazineAllocatorConfig {
         private int maxPooledSize = DEFAULT_MAX_POOLED_SIZE;
         private int maxLargeChunkSize = DEFAULT_MAX_LARGE_CHUNK_SIZE;
         private int sharedMagazines = DEFAULT_SHARED_MAGAZINES;
-        private int sharedBufferObjects = DEFAULT_SHARED_BUFFER_OBJECTS;
         private boolean threadLocalMagazinesForAllThreads = DEFAULT_THREAD_LOCAL_FOR_ALL_THREADS;
         private boolean debug = DEFAULT_DEBUG;
 
@@ -150,12 +201,6 @@ public final class MagazineAllocatorConfig {
         /** Number of shared magazines (a power of two) for threads without their own. */
         public Builder sharedMagazines(int count) {
             this.sharedMagazines = count;
-            return this;
-        }
-
-        /** Buffer objects kept for reuse after release on a foreign thread, per memory type. */
-        public Builder sharedBufferObjects(int count) {
-            this.sharedBufferObjects = count;
             return this;
         }
 

@@ -69,7 +69,8 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
     /**
      * Gives back memory that is pooled but free: empty slabs in the reuse pools go back to the system at once,
      * shared magazines return their empty chunks now, and each thread-local magazine returns its empty chunks at
-     * its next refill. Also hands over the magazines of threads that died without cleaning up.
+     * its next refill. Also ends the magazines of threads that died without cleaning up. Never needed to get memory
+     * back from threads that are gone: their magazines give each chunk back as its last buffer is released.
      */
     public void trim() {
         heap.trim();
@@ -79,14 +80,17 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
     /**
      * Gives the calling thread a magazine of its own, as event-loop threads have; for long-lived worker threads
      * that allocate a lot. Undo with {@link #detachCurrentThread()}; a thread that dies attached has its magazine
-     * handed over when the allocator next notices (a new thread magazine or {@link #trim()}).
+     * ended when the allocator next notices (a new thread magazine or {@link #trim()}).
      */
     public void attachCurrentThread() {
         heap.attachCurrentThread();
         direct.attachCurrentThread();
     }
 
-    /** Hands the calling thread's magazine, if any, to a shared one; live buffers stay valid. */
+    /**
+     * Ends the calling thread's magazine, if any: it becomes shared, and its chunks go back as their buffers are
+     * released, on whichever thread; live buffers stay valid.
+     */
     public void detachCurrentThread() {
         heap.detachCurrentThread();
         direct.detachCurrentThread();

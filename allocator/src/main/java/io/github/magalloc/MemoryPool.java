@@ -3,14 +3,13 @@ package io.github.magalloc;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.internal.PlatformDependent;
-import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Everything magalloc keeps for one kind of memory (heap or direct): the magazines, the slab reuse pool, spare
- * buffer objects and the counters. Decides which magazine serves the calling thread:
+ * Everything magalloc keeps for one kind of memory (heap or direct): the magazines, the slab reuse pool, the
+ * threads' buffer-object caches and the counters. Decides which magazine serves the calling thread:
  * <ul>
  *   <li>a thread-local magazine for {@link FastThreadLocalThread}s that clean up their thread locals (event
  *       loops), for threads that opted in, and for every thread when so configured;</li>
@@ -33,12 +32,14 @@ final class MemoryPool {
     /** Shared magazines, each with its own lock. */
     private final Magazine[] stripes;
     private final FastThreadLocal<Magazine> threadMagazines;
-    /** Thread-local magazines alive; lets trim() reach them and dead threads' magazines be handed over. */
+    /** Thread-local magazines alive; lets trim() reach them and dead threads' magazines be abandoned. */
     private final Set<Magazine> liveThreadMagazines = ConcurrentHashMap.newKeySet();
-    /** Buffer objects released on a thread that cannot put them back into their magazine. */
-    private final MpmcAtomicArrayQueue<MagByteBuf> spareBuffers;
-    /** Stand-in owner of huge buffers' objects: matches no thread and takes no returns, so they recycle through {@link #spareBuffers}. */
-    private final Magazine unowned;
+    /**
+     * Buffer objects of threads without a magazine of their own (a thread's magazine carries its thread's). A JDK
+     * thread local: these threads are mostly not FastThreadLocalThreads, for which it is one lookup where Netty's
+     * takes two, and it takes no slot of Netty's index table, which never gives slots back.
+     */
+    private final ThreadLocal<BufferObjectCache> plainThreadObjects;
 
     MemoryPool(MagazineByteBufAllocator allocator, boolean direct, MagazineAllocatorConfig config) {
         this.allocator = allocator;
@@ -54,8 +55,8 @@ final class MemoryPool {
         for (int i = 0; i < stripes.length; i++) {
             stripes[i] = Magazine.shared(this);
         }
-        this.spareBuffers = new MpmcAtomicArrayQueue<>(config.sharedBufferObjects());
-        this.unowned = Magazine.unowned(this);
+        this.plainThreadObjects =
+            ThreadLocal.withInitial(() -> new BufferObjectCache(this, Thread.currentThread().getId()));
         this.threadMagazines = new FastThreadLocal<Magazine>() {
             @Override
             protected Magazine initialValue() {
@@ -76,7 +77,7 @@ final class MemoryPool {
             int sizeClass = SizeClasses.indexOf(initialCapacity);
             Magazine magazine = threadMagazine();
             if (magazine != null) {
-                return magazine.allocate(sizeClass, initialCapacity, maxCapacity);
+                return magazine.allocate(magazine.objects.take(), sizeClass, initialCapacity, maxCapacity);
             }
             return allocateShared(sizeClass, initialCapacity, maxCapacity);
         }
@@ -103,12 +104,14 @@ final class MemoryPool {
         return null;
     }
 
+    /** The object first (if creating it fails, nothing else was taken), then the memory under a stripe's lock. */
     private MagByteBuf allocateShared(int sizeClass, int initialCapacity, int maxCapacity) {
+        MagByteBuf buf = plainThreadObjects.get().take();
         Magazine stripe = lockStripe();
         try {
-            return stripe.allocate(sizeClass, initialCapacity, maxCapacity);
+            return stripe.allocate(buf, sizeClass, initialCapacity, maxCapacity);
         } finally {
-            stripe.lock.unlock();
+            stripe.unlock();
         }
     }
 
@@ -118,20 +121,22 @@ final class MemoryPool {
         }
         Magazine magazine = threadMagazine();
         if (magazine != null) {
-            return magazine.allocateLarge(initialCapacity, maxCapacity);
+            return magazine.allocateLarge(magazine.objects.take(), initialCapacity, maxCapacity);
         }
+        MagByteBuf buf = plainThreadObjects.get().take();
         Magazine stripe = lockStripe();
         try {
-            return stripe.allocateLarge(initialCapacity, maxCapacity);
+            return stripe.allocateLarge(buf, initialCapacity, maxCapacity);
         } finally {
-            stripe.lock.unlock();
+            stripe.unlock();
         }
     }
 
     private MagByteBuf allocateHuge(int initialCapacity, int maxCapacity) {
+        Magazine magazine = threadMagazine();
+        MagByteBuf buf = (magazine != null ? magazine.objects : plainThreadObjects.get()).take();
         Slab slab = allocateSlab(initialCapacity);
         metrics.hugeBytes.addAndGet(slab.size);
-        MagByteBuf buf = newBufferObject(unowned);
         buf.init(new HugeChunk(slab, this), -1, 0, slab.size, initialCapacity, maxCapacity);
         return buf;
     }
@@ -143,12 +148,12 @@ final class MemoryPool {
         int mask = stripes.length - 1;
         for (int i = 0; i < stripes.length; i++) {
             Magazine stripe = stripes[(start + i) & mask];
-            if (stripe.lock.tryLock()) {
+            if (stripe.tryLock()) {
                 return stripe;
             }
         }
         Magazine stripe = stripes[start & mask];
-        stripe.lock.lock();
+        stripe.lock();
         return stripe;
     }
 
@@ -165,20 +170,13 @@ final class MemoryPool {
 
     // ------------------------------------------------------------------ buffer objects
 
-    MagByteBuf newBufferObject(Magazine home) {
-        MagByteBuf buf = spareBuffers.poll();
-        if (buf == null) {
-            buf = direct
-                ? unsafeDirect ? new UnsafeDirectMagByteBuf(this) : new DirectMagByteBuf(this)
-                : new HeapMagByteBuf(this);
-        }
+    /** A new buffer object of this pool's kind, belonging to {@code home} for life. */
+    MagByteBuf newBufferObject(BufferObjectCache home) {
+        MagByteBuf buf = direct
+            ? unsafeDirect ? new UnsafeDirectMagByteBuf(this) : new DirectMagByteBuf(this)
+            : new HeapMagByteBuf(this);
         buf.home = home;
         return buf;
-    }
-
-    void recycleShared(MagByteBuf buf) {
-        // Dropped (left to the GC) when the queue is full: the queue bounds memory, not correctness.
-        spareBuffers.offer(buf);
     }
 
     // ------------------------------------------------------------------ slabs
@@ -201,6 +199,8 @@ final class MemoryPool {
 
     /** Gives an entirely free chunk back: to the reuse pool as it is, or its slab to the system. */
     void retireChunk(SizeClassChunk chunk) {
+        // No buffer holds a segment, so nobody reads the magazine; forgetting it lets an abandoned one be collected.
+        chunk.magazine = null;
         metrics.chunkRetired(chunk.sizeClass);
         if (!reuse.offerChunk(chunk)) {
             freeSlab(chunk.slab);
@@ -281,7 +281,7 @@ final class MemoryPool {
         // A new thread is a good moment to look for dead ones: no lock is held here, and thread churn is
         // exactly what leaves dead threads' magazines behind.
         reapDeadThreadMagazines();
-        Magazine magazine = new Magazine(this, Thread.currentThread());
+        Magazine magazine = Magazine.ofThread(this, Thread.currentThread());
         liveThreadMagazines.add(magazine);
         return magazine;
     }
@@ -292,27 +292,20 @@ final class MemoryPool {
         threadMagazines.get();
     }
 
-    /** Hands the calling thread's magazine, if any, over to a shared one. */
+    /** Ends the calling thread's magazine, if any: it becomes shared, and its chunks go back as buffers are released. */
     void detachCurrentThread() {
         threadMagazines.remove();
     }
 
-    /** Hands a thread-local magazine's chunks to a shared stripe; runs once, on the owner or after it died. */
+    /** Ends a thread's magazine ({@link Magazine#abandon}); runs once, on the owner or after it died. */
     private void close(Magazine magazine) {
-        if (!liveThreadMagazines.remove(magazine)) {
-            return;
-        }
-        Magazine heir = stripes[(int) (magazine.ownerThreadId & (stripes.length - 1))];
-        heir.lock.lock();
-        try {
-            magazine.handOverTo(heir);
-        } finally {
-            heir.lock.unlock();
+        if (liveThreadMagazines.remove(magazine)) {
+            magazine.abandon();
         }
     }
 
     /**
-     * Hands over the magazines of threads that died without cleaning up their thread locals. A terminated thread's
+     * Abandons the magazines of threads that died without cleaning up their thread locals. A terminated thread's
      * writes happen-before {@code isAlive()} returning false; a thread already collected is dead too.
      */
     void reapDeadThreadMagazines() {
@@ -331,11 +324,11 @@ final class MemoryPool {
     void trim() {
         reapDeadThreadMagazines();
         for (Magazine stripe : stripes) {
-            stripe.lock.lock();
+            stripe.lock();
             try {
                 stripe.trimOwned();
             } finally {
-                stripe.lock.unlock();
+                stripe.unlock();
             }
         }
         for (Magazine magazine : liveThreadMagazines) {

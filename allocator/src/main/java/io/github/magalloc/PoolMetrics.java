@@ -11,6 +11,8 @@ final class PoolMetrics {
     final AtomicLong largeChunks = new AtomicLong();
     final AtomicLong slabsAllocated = new AtomicLong();
     final AtomicLong slabsFreed = new AtomicLong();
+    /** Thread magazines that became shared because their thread exited, detached or died. */
+    final AtomicLong magazinesAbandoned = new AtomicLong();
     private final AtomicLongArray chunksPerClass = new AtomicLongArray(SizeClasses.COUNT);
     private final AtomicLongArray activationsPerClass = new AtomicLongArray(SizeClasses.COUNT);
 

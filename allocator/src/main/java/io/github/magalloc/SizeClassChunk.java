@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *       thread of {@link #magazine} (or whoever holds a shared magazine's lock). Plain fields, no atomics: this is
  *       the local free list, a LIFO stack so the segment freed last (hottest in cache) is handed out first.</li>
  *   <li>{@link #remoteFrees}: any thread offers, only the owner drains. Releases from non-owner threads go here.</li>
- *   <li>{@link #magazine}: set at creation and changed only when a dead or closed magazine hands its chunks to a
- *       shared one. A racing reader sees the old or the new magazine; neither has its thread id, so it takes the
- *       remote path, which is right for both.</li>
+ *   <li>{@link #magazine}: set when a magazine takes the chunk (new, or whole from the reuse pool), that is only
+ *       while no segment is held by a buffer. So whoever releases a buffer of the chunk reads the magazine that
+ *       owns it now; it may only find that magazine's owner changed (thread to shared), never the magazine.</li>
  * </ul>
  *
  * <h2>The counting invariant</h2>
@@ -63,18 +63,32 @@ final class SizeClassChunk extends SizeClassChunkPad {
         return segment;
     }
 
+    /**
+     * Takes back {@code buf}'s segment, released on the thread with id {@code threadId}. Three cases, decided by
+     * the magazine's owner as read now (see {@link MagazineShared#ownerThreadId}): the caller owns it (local push,
+     * no atomics); it is shared (under its lock, or deferred to the lock holder: returns false); another thread
+     * owns it (the remote queue, one CAS).
+     */
     @Override
-    void release(MagByteBuf buf, long threadId) {
+    boolean release(MagByteBuf buf, long threadId) {
         int segment = buf.segment;
         if (debugInUse != null) {
             debugMarkFree(segment);
         }
         Magazine owner = magazine;
-        if (owner.ownerThreadId == threadId) {
+        long ownerId = owner.lvOwnerThreadId();
+        if (ownerId == threadId) {
             owner.releaseLocal(this, segment);
-        } else {
-            releaseRemote(segment);
+            return true;
         }
+        if (ownerId == Magazine.SHARED) {
+            return owner.releaseShared(buf, this, segment);
+        }
+        releaseRemote(segment);
+        // From here on only the magazine may be touched: once our segment is published the chunk may be drained,
+        // retired and reused. Magazines are never reused.
+        owner.onRemoteReleaseRaced();
+        return true;
     }
 
     /** Owner only: pushes onto the local list. Returns the new free count. */
@@ -99,6 +113,20 @@ final class SizeClassChunk extends SizeClassChunkPad {
     int drainRemote() {
         int moved = remoteFrees.drainTo(freeSegments, freeCount, segmentCount - freeCount);
         freeCount += moved;
+        return moved;
+    }
+
+    /**
+     * Owner only, cold: like {@link #drainRemote()}, but also waits for producers that have claimed a slot and not
+     * yet published their segment (a few instructions apart), so that every release that began before the call is
+     * collected.
+     */
+    int drainRemoteWaitingForClaims() {
+        int moved = drainRemote();
+        while (!remoteFrees.isEmpty()) {
+            Thread.onSpinWait();
+            moved += drainRemote();
+        }
         return moved;
     }
 
@@ -128,7 +156,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
     }
 }
 
-/** The fields a releasing thread reads: fixed at creation, except {@link #magazine} (hand-over). */
+/** The fields a releasing thread reads: fixed at creation, except {@link #magazine} (set while no buffer holds a segment). */
 abstract class SizeClassChunkShared extends Chunk {
     final int sizeClass;
     final int segmentSize;

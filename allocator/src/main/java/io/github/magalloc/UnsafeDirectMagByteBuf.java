@@ -11,6 +11,10 @@ import io.netty.util.internal.PlatformDependent;
 final class UnsafeDirectMagByteBuf extends DirectMagByteBuf {
     private static final boolean NATIVE_BE = PlatformDependent.BIG_ENDIAN_NATIVE_ORDER;
 
+    /**
+     * Base address of this buffer. Kept when the object is released (a number keeps no memory reachable), so that
+     * a racing stale access touches old memory, as with Netty's own buffers, instead of address 0.
+     */
     private long address;
 
     UnsafeDirectMagByteBuf(MemoryPool pool) {

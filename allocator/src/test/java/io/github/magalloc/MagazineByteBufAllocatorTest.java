@@ -231,20 +231,19 @@ class MagazineByteBufAllocatorTest {
     }
 
     @Test
-    void plainThreadReleasesIntoAFreeStripeAsItsOwner() {
+    void plainThreadReleasesIntoAFreeStripeUnderItsLock() {
         // One stripe, no contention: the release takes the stripe's lock and frees locally (LIFO), so the next
-        // allocation gets the same memory and the same object back, and the stripe is left without an owner.
+        // allocation gets the same memory, and the same object back from this thread's object cache.
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
         ByteBuf first = oneStripe.directBuffer(256);
         MagByteBuf object = TestAccess.magByteBuf(first);
         String memory = TestAccess.memoryIdentity(first);
-        Magazine stripe = object.home;
-        assertThat(stripe.lock).as("plain threads use a shared magazine").isNotNull();
+        Magazine stripe = ((SizeClassChunk) object.chunk).magazine;
+        assertThat(stripe.lvOwnerThreadId()).as("plain threads use a shared magazine").isEqualTo(Magazine.SHARED);
 
         first.release();
-        assertThat(stripe.ownerThreadId).isEqualTo(Magazine.NO_OWNER);
-        assertThat(stripe.lock.tryLock()).as("the release gave the lock back").isTrue();
-        stripe.lock.unlock();
+        assertThat(stripe.tryLock()).as("the release gave the lock back").isTrue();
+        stripe.unlock();
 
         ByteBuf second = oneStripe.directBuffer(256);
         assertThat(TestAccess.magByteBuf(second)).isSameAs(object);
@@ -253,21 +252,28 @@ class MagazineByteBufAllocatorTest {
     }
 
     @Test
-    void plainThreadReleaseFindingTheStripeLockedQueuesRemotely() {
+    void releaseFindingTheStripeLockedIsFinishedByTheLockHolder() {
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
         ByteBuf buf = oneStripe.directBuffer(256);
         MagByteBuf object = TestAccess.magByteBuf(buf);
         SizeClassChunk chunk = (SizeClassChunk) object.chunk;
         int freeBefore = chunk.freeCount;
-        Magazine stripe = object.home;
-        assertThat(stripe.lock.tryLock()).isTrue(); // as if another thread were allocating right now
+        Magazine stripe = chunk.magazine;
+        assertThat(stripe.tryLock()).isTrue(); // as if another thread were allocating right now
         try {
-            buf.release();
+            assertThat(buf.release()).isTrue();
             assertThat(chunk.freeCount).as("the busy stripe's local list is not touched").isEqualTo(freeBefore);
-            assertThat(chunk.remoteFrees.size()).as("the segment waits in the remote queue").isEqualTo(1);
+            assertThat(stripe.deferredReleases.size()).as("the buffer waits for the lock holder").isEqualTo(1);
+            assertThat(object.chunk).as("the object still holds its segment").isSameAs(chunk);
         } finally {
-            stripe.lock.unlock();
+            stripe.unlock(); // the holder finishes the deferred release on its way out
         }
+        assertThat(stripe.deferredReleases.isEmpty()).isTrue();
+        assertThat(chunk.freeCount).isEqualTo(freeBefore + 1);
+        assertThat(object.chunk).as("released objects keep no memory reachable").isNull();
+        ByteBuf next = oneStripe.directBuffer(256);
+        assertThat(TestAccess.magByteBuf(next)).as("the object went back to its home thread").isSameAs(object);
+        next.release();
     }
 
     // ------------------------------------------------------------------ metrics and trim

@@ -11,10 +11,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Netty's own ByteBuf contract suite ({@link AbstractPooledByteBufTest}, about 417 tests) run against magalloc
  * buffers. Lives in {@code io.netty.buffer} because the suite's helpers are package-private.
+ *
+ * <p>Every test of every subclass uses the one long-lived {@link MagazineByteBufAllocator#DEFAULT}, as users do
+ * and as Netty's own pooled suites use {@code PooledByteBufAllocator.DEFAULT}: tests run concurrently (Netty's test
+ * jar turns on parallel execution), so each sees the others' recycled buffer objects and memory.
  */
 abstract class AbstractMagallocByteBufTest extends AbstractPooledByteBufTest {
-    /** A fresh allocator per test class instance, so tests do not see each other's pooled memory. */
-    final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
+    final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.DEFAULT;
 
     @Override
     protected final ByteBuf alloc(int length, int maxCapacity) {

@@ -28,7 +28,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class CollectVsRemoteReleaseStress {
     private final MemoryPool pool = StressFixtures.newPool();
-    private final Magazine magazine = new Magazine(pool, null);
+    private final Magazine magazine = StressFixtures.ownedMagazine(pool);
     private final SizeClassChunk exhausted = StressFixtures.newChunk(pool, magazine, 1);
     private final SizeClassChunk full = StressFixtures.newChunk(pool, magazine, 1);
     private final int fullSegment;
@@ -44,7 +44,7 @@ public class CollectVsRemoteReleaseStress {
     @Actor
     public void owner(III_Result r) {
         try {
-            got = magazine.allocate(StressFixtures.SIZE_CLASS, 100, Integer.MAX_VALUE);
+            got = StressFixtures.allocate(pool, magazine);
             r.r1 = got.chunk == full ? 1 : got.chunk == exhausted ? 2 : 0;
         } catch (RuntimeException | AssertionError e) {
             r.r1 = -1;

@@ -26,7 +26,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class RefillVsRemoteReleaseStress {
     private final MemoryPool pool = StressFixtures.newPool();
-    private final Magazine magazine = new Magazine(pool, null);
+    private final Magazine magazine = StressFixtures.ownedMagazine(pool);
     private final SizeClassChunk chunk = StressFixtures.newChunk(pool, magazine, 2);
     private final int released;
     private final int stillHeld;
@@ -40,7 +40,7 @@ public class RefillVsRemoteReleaseStress {
 
     @Actor
     public void owner() {
-        got = magazine.allocate(StressFixtures.SIZE_CLASS, 100, Integer.MAX_VALUE);
+        got = StressFixtures.allocate(pool, magazine);
     }
 
     @Actor

@@ -27,7 +27,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class RetireVsRemoteReleaseStress {
     private final MemoryPool pool = StressFixtures.newPool();
-    private final Magazine magazine = new Magazine(pool, null);
+    private final Magazine magazine = StressFixtures.ownedMagazine(pool);
     private final SizeClassChunk chunk = StressFixtures.newChunk(pool, magazine, 2);
     private final int ownersSegment = chunk.allocateSegment();
     private final int foreignSegment = chunk.allocateSegment();

@@ -1,5 +1,7 @@
 package io.github.magalloc;
 
+import io.netty.buffer.ByteBuf;
+
 import java.lang.reflect.Field;
 
 /**
@@ -13,7 +15,6 @@ final class StressFixtures {
     static final MagazineAllocatorConfig CONFIG = MagazineByteBufAllocator.builder()
         .reuseBudgetBytes(0)
         .sharedMagazines(2)
-        .sharedBufferObjects(2)
         .maxLargeChunkSize(SizeClasses.MAX_CHUNK_SIZE)
         .maxPooledSize(SizeClasses.MAX_CHUNK_SIZE)
         .config();
@@ -32,6 +33,14 @@ final class StressFixtures {
     /** A fresh heap pool of its own, so counters observed by one test state are not shared with another. */
     static MemoryPool newPool() {
         return new MemoryPool(ALLOCATOR, false, CONFIG);
+    }
+
+    /**
+     * A magazine owned by a thread that is never started: the test's "owner" actor plays that thread (it calls the
+     * owner-only methods), the other actors release remotely, as threads that do not own it would.
+     */
+    static Magazine ownedMagazine(MemoryPool pool) {
+        return Magazine.ofThread(pool, new Thread());
     }
 
     /** A chunk of {@code segments} 1,024-byte segments in a small heap slab, all of them free. */
@@ -59,27 +68,37 @@ final class StressFixtures {
         chunk.current = true;
     }
 
+    /** The magalloc buffer object under leak-detection wrappers (or slices). */
+    static MagByteBuf magByteBuf(ByteBuf buf) {
+        ByteBuf b = buf;
+        while (b.unwrap() != null) {
+            b = b.unwrap();
+        }
+        return (MagByteBuf) b;
+    }
+
     /** A buffer object standing for a live buffer that holds {@code segment} of {@code chunk}. */
     static MagByteBuf bufferHolding(MemoryPool pool, Chunk chunk, int segment) {
-        MagByteBuf buf = new HeapMagByteBuf(pool);
+        MagByteBuf buf = newBufferObject(pool);
         buf.chunk = chunk;
         buf.segment = segment;
         return buf;
+    }
+
+    /** A new buffer object whose home is a cache of its own (owned by the calling thread). */
+    static MagByteBuf newBufferObject(MemoryPool pool) {
+        return pool.newBufferObject(new BufferObjectCache(pool, Thread.currentThread().getId()));
+    }
+
+    /** Allocates from {@code magazine}, whose owner the caller plays, a buffer of the test chunks' size class. */
+    static MagByteBuf allocate(MemoryPool pool, Magazine magazine) {
+        return magazine.allocate(newBufferObject(pool), SIZE_CLASS, 100, Integer.MAX_VALUE);
     }
 
     /** Registers {@code magazine} as a live thread magazine of {@code pool}, as the pool does for a new thread. */
     @SuppressWarnings("unchecked")
     static void registerThreadMagazine(MemoryPool pool, Magazine magazine) {
         ((java.util.Set<Magazine>) get(field(MemoryPool.class, "liveThreadMagazines"), pool)).add(magazine);
-    }
-
-    /** Chunks of {@code sizeClass} held by all of the pool's shared magazines. */
-    static int sharedChunks(MemoryPool pool, int sizeClass) {
-        int chunks = 0;
-        for (Magazine stripe : (Magazine[]) get(field(MemoryPool.class, "stripes"), pool)) {
-            chunks += stripe.chunkCount(sizeClass);
-        }
-        return chunks;
     }
 
     /** Chunks retired (slabs given back) by {@code pool} so far. */

@@ -69,7 +69,7 @@ class FaultsTest {
     @Test
     void doubleFreeOfASegmentThrows() {
         MemoryPool pool = debug.pool(true);
-        Magazine magazine = new Magazine(pool, Thread.currentThread());
+        Magazine magazine = Magazine.ofThread(pool, Thread.currentThread());
         SizeClassChunk chunk = new SizeClassChunk(Slab.heap(4 * 1024), pool, magazine, SizeClasses.indexOf(1024));
         int[] segments = new int[4];
         for (int i = 0; i < 4; i++) {
@@ -97,12 +97,10 @@ class FaultsTest {
     @Test
     void debugModeCatchesADoubleFreeAtOnce() {
         MemoryPool pool = debug.pool(false);
-        Magazine magazine = new Magazine(pool, null);
+        Magazine magazine = Magazine.shared(pool);
         SizeClassChunk chunk = new SizeClassChunk(Slab.heap(4 * 1024), pool, magazine, SizeClasses.indexOf(1024));
-        int s = chunk.allocateSegment();
-        MagByteBuf buf = new HeapMagByteBuf(pool);
-        buf.chunk = chunk;
-        buf.segment = s;
+        StressFixtures.makeCurrent(magazine, chunk);
+        MagByteBuf buf = StressFixtures.bufferHolding(pool, chunk, chunk.allocateSegment());
         chunk.release(buf, Thread.currentThread().getId());
         assertThatThrownBy(() -> chunk.release(buf, Thread.currentThread().getId()))
             .isInstanceOf(IllegalStateException.class);

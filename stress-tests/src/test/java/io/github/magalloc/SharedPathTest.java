@@ -27,8 +27,8 @@ class SharedPathTest {
             ByteBuf[] window = new ByteBuf[64];
             for (int i = 0; i < ROUNDS; i++) {
                 ByteBuf buf = alloc.directBuffer(256);
-                if (!(TestSupport.unwrap(buf) instanceof MagByteBuf)) {
-                    throw new AssertionError("not pooled: " + buf);
+                if (!(StressFixtures.magByteBuf(buf).chunk instanceof SizeClassChunk)) {
+                    throw new AssertionError("not served from a pooled size-class chunk: " + buf);
                 }
                 buf.writeLong(i);
                 ByteBuf old = window[i % window.length];

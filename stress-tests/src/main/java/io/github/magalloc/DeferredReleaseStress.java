@@ -1,0 +1,95 @@
+package io.github.magalloc;
+
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.III_Result;
+
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+/**
+ * Release into a shared magazine ({@link Magazine#releaseShared}): one thread releases a buffer while another
+ * allocates under the magazine's lock and then releases a second buffer. A release that gets the lock frees its
+ * segment itself; one that finds the lock busy queues the buffer for the holder, which finishes it when it unlocks
+ * ({@link Magazine#unlock} looks again after giving the lock back). Every segment and every buffer object must come
+ * back exactly once, the allocation must not get a segment that is still held, and the magazine must end unlocked
+ * with no release waiting. Without the second look in {@code unlock}, a release deferred just before the holder
+ * unlocked would wait forever: outcome {@code 1, 1, 0}.
+ *
+ * <p>Chunk of 4 segments: A, B and H (held throughout) are allocated up front, so 1 is free; after the race A and B
+ * are free again and C holds one: 2 free.
+ */
+@JCStressTest
+@Description("a release into a shared magazine races an allocation under its lock and another release")
+@Outcome(id = "2, 1, 1", expect = ACCEPTABLE, desc = "every segment and object came back once, nothing left waiting")
+@Outcome(id = "1, 1, 0", expect = FORBIDDEN, desc = "a deferred release was left waiting with the lock free")
+@Outcome(expect = FORBIDDEN, desc = "a segment lost or doubled, a held segment handed out, an object recycled twice or "
+    + "not at all, a release threw, or the lock left taken")
+@State
+public class DeferredReleaseStress {
+    private final MemoryPool pool = StressFixtures.newPool();
+    private final Magazine stripe = Magazine.shared(pool);
+    private final SizeClassChunk chunk = StressFixtures.newChunk(pool, stripe, 4);
+    private final MagByteBuf a;
+    private final MagByteBuf b;
+    private final MagByteBuf held;
+    private MagByteBuf c;
+    private int errors;
+
+    public DeferredReleaseStress() {
+        StressFixtures.makeCurrent(stripe, chunk);
+        a = StressFixtures.allocate(pool, stripe);
+        b = StressFixtures.allocate(pool, stripe);
+        held = StressFixtures.allocate(pool, stripe);
+    }
+
+    @Actor
+    public void releaseA() {
+        if (!a.release()) {
+            errors |= 1;
+        }
+    }
+
+    @Actor
+    public void allocateThenReleaseB() {
+        stripe.lock();
+        try {
+            c = StressFixtures.allocate(pool, stripe);
+        } finally {
+            stripe.unlock();
+        }
+        if (!b.release()) {
+            errors |= 2;
+        }
+    }
+
+    @Arbiter
+    public void check(III_Result r) {
+        boolean unlocked = stripe.tryLock();
+        r.r1 = chunk.freeCount;
+        r.r2 = errors == 0 && freeSegmentsDistinctAndNotHeld() ? 1 : 0;
+        r.r3 = unlocked && stripe.deferredReleases.isEmpty() && recycledOnce(a) && recycledOnce(b) ? 1 : 0;
+    }
+
+    /** The free list holds no segment twice and neither H's nor C's. */
+    private boolean freeSegmentsDistinctAndNotHeld() {
+        Set<Integer> free = new HashSet<>();
+        for (int i = 0; i < chunk.freeCount; i++) {
+            free.add(chunk.freeSegments[i]);
+        }
+        return c.segment != held.segment && free.size() == chunk.freeCount
+            && !free.contains(held.segment) && !free.contains(c.segment);
+    }
+
+    /** Released and sent home: its memory forgotten, and exactly one object in its home cache. */
+    private static boolean recycledOnce(MagByteBuf buf) {
+        return buf.chunk == null && buf.home.take() == buf && buf.home.take() != buf;
+    }
+}
