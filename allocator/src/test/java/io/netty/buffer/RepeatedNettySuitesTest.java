@@ -1,0 +1,71 @@
+package io.netty.buffer;
+
+import io.github.magalloc.MagazineByteBufAllocator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+/**
+ * Netty's buffer suites and allocator contract, run {@value #REPETITIONS} more times in this JVM against the same
+ * long-lived {@link MagazineByteBufAllocator#DEFAULT} the other test classes have used: methods in a random order
+ * (a new seed each time, printed on failure), eight tests at a time. This is how users run the allocator (one
+ * instance for every thread, for weeks) and how a defect in recycling buffer objects showed: with a fresh
+ * allocator per test it never did; with one shared allocator and eight tests at a time every run failed (7 to 10
+ * of 1,689 tests), because a test's stale reference to a buffer it had released could reach a buffer object another
+ * test had just been given (docs/design.md, "Buffer objects").
+ */
+class RepeatedNettySuitesTest {
+    private static final int REPETITIONS = Integer.getInteger("nettySuites.repetitions", 3);
+    private static final Class<?>[] SUITES = {
+        MagallocBigEndianDirectByteBufTest.class,
+        MagallocBigEndianHeapByteBufTest.class,
+        MagallocLittleEndianDirectByteBufTest.class,
+        MagallocLittleEndianHeapByteBufTest.class,
+        MagazineByteBufAllocatorContractTest.class,
+    };
+
+    @Test
+    @Timeout(value = 15, unit = TimeUnit.MINUTES)
+    void nettySuitesPassAgainAndAgainOnOneLongLivedAllocator() {
+        Launcher launcher = LauncherFactory.create();
+        List<String> failures = new ArrayList<>();
+        long testsRun = 0;
+        for (int repetition = 0; repetition < REPETITIONS; repetition++) {
+            long seed = System.nanoTime();
+            LauncherDiscoveryRequestBuilder request = LauncherDiscoveryRequestBuilder.request()
+                .configurationParameter("junit.jupiter.testmethod.order.default",
+                    "org.junit.jupiter.api.MethodOrderer$Random")
+                .configurationParameter("junit.jupiter.execution.order.random.seed", Long.toString(seed))
+                .configurationParameter("junit.jupiter.execution.parallel.enabled", "true")
+                .configurationParameter("junit.jupiter.execution.parallel.mode.default", "concurrent")
+                .configurationParameter("junit.jupiter.execution.parallel.config.strategy", "fixed")
+                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.parallelism", "8");
+            for (Class<?> suite : SUITES) {
+                request.selectors(selectClass(suite));
+            }
+            LauncherDiscoveryRequest discovery = request.build();
+            SummaryGeneratingListener listener = new SummaryGeneratingListener();
+            launcher.execute(discovery, listener);
+            TestExecutionSummary summary = listener.getSummary();
+            testsRun += summary.getTestsSucceededCount() + summary.getTestsFailedCount();
+            for (TestExecutionSummary.Failure failure : summary.getFailures()) {
+                failures.add("repetition " + repetition + " (random order seed " + seed + "): "
+                    + failure.getTestIdentifier().getUniqueId() + ": " + failure.getException());
+            }
+        }
+        assertThat(failures).isEmpty();
+        assertThat(testsRun).as("tests run in %d repetitions", REPETITIONS).isGreaterThanOrEqualTo(1_689L * REPETITIONS);
+    }
+}
