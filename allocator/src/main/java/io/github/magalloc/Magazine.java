@@ -306,7 +306,15 @@ final class Magazine extends MagazinePad {
     /** Gives an entirely free, non-current chunk back to the pool (the reuse pool keeps it whole). */
     void retire(SizeClassChunk chunk) {
         assert chunk.isEntirelyFree() && !chunk.current;
+        if (isAbandoned()) {
+            pool.metrics.abandonedChunkBytes.addAndGet(-chunk.slab.size);
+        }
         pool.retireChunk(chunk);
+    }
+
+    /** A thread's magazine whose thread has ended; owner (lock holder) only. */
+    private boolean isAbandoned() {
+        return objects != null && lvOwnerThreadId() == SHARED;
     }
 
     /** Owner only: gives {@code buf} memory above the size classes, bumped out of a large chunk. */
@@ -375,6 +383,8 @@ final class Magazine extends MagazinePad {
         try {
             svOwnerThreadId(SHARED);
             pool.metrics.magazinesAbandoned.incrementAndGet();
+            // Counted before any chunk can be retired (only the lock holder, us, can retire): retire subtracts.
+            pool.metrics.abandonedChunkBytes.addAndGet(chunkBytes());
             if (objects != null) {
                 objects.close();
             }
@@ -412,6 +422,26 @@ final class Magazine extends MagazinePad {
 
     private static int sizeOf(ChunkList list) {
         return list == null ? 0 : list.size();
+    }
+
+    /** Slab bytes of every chunk this magazine holds; owner only. */
+    private long chunkBytes() {
+        long bytes = 0;
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            if (current[sizeClass] != null) {
+                bytes += current[sizeClass].slab.size;
+            }
+            bytes += slabBytes(partial[sizeClass]) + slabBytes(full[sizeClass]);
+        }
+        return bytes;
+    }
+
+    private static long slabBytes(ChunkList list) {
+        long bytes = 0;
+        for (SizeClassChunk chunk = list == null ? null : list.first(); chunk != null; chunk = chunk.next) {
+            bytes += chunk.slab.size;
+        }
+        return bytes;
     }
 }
 

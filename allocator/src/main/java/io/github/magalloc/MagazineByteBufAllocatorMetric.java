@@ -74,8 +74,23 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
         return pool(isDirect).metrics.slabsFreed.get();
     }
 
+    /** Magazines of live threads (event loops, opted-in threads). */
     public int threadLocalMagazines(boolean isDirect) {
         return pool(isDirect).liveThreadMagazineCount();
+    }
+
+    /**
+     * Bytes of chunks still held by the magazines of threads that have ended (exited, detached or died). Each such
+     * chunk goes back to the reuse pool or the system as soon as its last buffer is released, on whatever thread,
+     * with no {@code trim()}: once every buffer allocated by ended threads is released, this is 0.
+     */
+    public long endedThreadsMemory(boolean isDirect) {
+        return pool(isDirect).metrics.abandonedChunkBytes.get();
+    }
+
+    /** Thread magazines ended since the allocator started (threads that exited, detached or died). */
+    public long endedThreadMagazines(boolean isDirect) {
+        return pool(isDirect).metrics.magazinesAbandoned.get();
     }
 
     public int sharedMagazines() {

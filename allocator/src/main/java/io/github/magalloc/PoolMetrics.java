@@ -13,6 +13,11 @@ final class PoolMetrics {
     final AtomicLong slabsFreed = new AtomicLong();
     /** Thread magazines that became shared because their thread exited, detached or died. */
     final AtomicLong magazinesAbandoned = new AtomicLong();
+    /**
+     * Slab bytes of size-classed chunks held by abandoned magazines. Invariant: each such chunk is retired when its
+     * last buffer is released, so once every buffer allocated by ended threads is released this is 0.
+     */
+    final AtomicLong abandonedChunkBytes = new AtomicLong();
     private final AtomicLongArray chunksPerClass = new AtomicLongArray(SizeClasses.COUNT);
     private final AtomicLongArray activationsPerClass = new AtomicLongArray(SizeClasses.COUNT);
 

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -26,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  * The soak test (docs/reliability.md). Producer threads, event-loop ({@code FastThreadLocalThread}s that get a
  * magazine of their own) and plain (shared magazines, some attached), allocate heap and direct buffers with
  * SOCKET_PROXY and API_GATEWAY sizes, fill each with a pattern derived from its memory and a generation number,
- * register its memory range and hand it to random consumers. Consumers check the pattern, then release it, pass
+ * register its memory range and the buffer object itself, and hand it to random consumers. Consumers check the pattern, then release it, pass
  * it on, slice or duplicate it (retain), grow it, or hold it for a while. Producers die while their buffers live
  * on (normally, interrupted, or "killed" by an exception); {@code trim()} runs all the time. A quarter of the
  * producers use a second allocator in debug mode. At the end everything is released and the allocators' metrics
@@ -48,6 +49,7 @@ public final class Soak {
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
     private final MagazineByteBufAllocator debugAllocator = MagazineByteBufAllocator.builder().debug(true).build();
     private final LiveRanges ranges = new LiveRanges();
+    private final LiveObjects objects = new LiveObjects();
     private final List<BlockingQueue<Message>> inboxes = new ArrayList<>();
     /** Buffers whose holder died; released by consumers and, at the end, by the main thread. */
     private final Queue<Message> orphans = new ConcurrentLinkedQueue<>();
@@ -62,6 +64,7 @@ public final class Soak {
     private final LongAdder allocatedBytes = new LongAdder();
     private final LongAdder checkedBytes = new LongAdder();
     private final LongAdder finalReleases = new LongAdder();
+    private final LongAdder deallocations = new LongAdder();
     private final LongAdder handOffs = new LongAdder();
     private final LongAdder slices = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
@@ -93,6 +96,8 @@ public final class Soak {
         final boolean debug;
         /** Holders of a reference (views out there); the last one unregisters the range before releasing. */
         final AtomicInteger holders = new AtomicInteger(1);
+        /** Set by the release that returned true: the one that deallocated. */
+        final AtomicBoolean deallocated = new AtomicBoolean();
         LiveRanges.Range range;
 
         Allocation(ByteBuf root, long seed, boolean debug) {
@@ -264,6 +269,10 @@ public final class Soak {
         DataPattern.fill(buf, a.seed, 0, size);
         buf.writerIndex(size);
         register(a, Thread.currentThread().getName());
+        String twice = objects.add(buf, Thread.currentThread().getName());
+        if (twice != null) {
+            fail("OBJECT IN TWO HANDS: " + twice);
+        }
         allocations.increment();
         allocatedBytes.add(size);
         return new Message(a, buf, 0);
@@ -419,15 +428,31 @@ public final class Soak {
         checkedBytes.add(length);
     }
 
+    /**
+     * Releases the holder's reference. The holder that drops the count of holders to 0 unregisters range and object
+     * first; which release deallocates depends on the order of the release() calls themselves (another holder may
+     * still be between its own count and its release), so what must hold is: exactly one release of each allocation
+     * returns true.
+     */
     private void release(Message m) {
         Allocation a = m.allocation;
-        if (a.holders.decrementAndGet() == 0) {
+        boolean last = a.holders.decrementAndGet() == 0;
+        if (last) {
             if (a.range != null) {
                 ranges.remove(a.range);
             }
+            String problem = objects.remove(a.root);
+            if (problem != null) {
+                fail(problem);
+            }
             finalReleases.increment();
         }
-        m.view.release();
+        if (m.view.release()) {
+            deallocations.increment();
+            if (!a.deallocated.compareAndSet(false, true)) {
+                fail("a second release() of " + m.view + " returned true: deallocated twice");
+            }
+        }
     }
 
     private void trimAndInterrupt() {
@@ -481,17 +506,20 @@ public final class Soak {
     }
 
     /**
-     * Every buffer is released and every producer and consumer has ended. Before trim() the reuse pools hold at
-     * most their budget; after it, every thread magazine is handed over, the pools are empty, nothing huge is left,
-     * and each size class keeps at most one chunk per shared magazine (a shared magazine's current chunk, which
-     * trim() does not return) - dead threads' chunks are all reclaimed.
+     * Every buffer is released and every producer and consumer has ended. Before trim(), no ended thread's magazine
+     * holds a byte: each gave its chunks back as their last buffers were released. After trim(), which also ends
+     * the magazines of dead attached threads nobody noticed yet, nothing at all is held.
      */
     private void checkEnd() {
         if (ranges.size() != 0) {
             fail(ranges.size() + " buffers still registered at the end");
         }
-        if (finalReleases.sum() != allocations.sum()) {
-            fail(allocations.sum() + " allocations but " + finalReleases.sum() + " final releases");
+        if (objects.size() != 0) {
+            fail(objects.size() + " buffer objects still registered at the end");
+        }
+        if (finalReleases.sum() != allocations.sum() || deallocations.sum() != allocations.sum()) {
+            fail(allocations.sum() + " allocations but " + finalReleases.sum() + " last holders and "
+                + deallocations.sum() + " releases that returned true");
         }
         checkMetrics("allocator", allocator);
         checkMetrics("debug allocator", debugAllocator);
@@ -501,9 +529,11 @@ public final class Soak {
         MagazineByteBufAllocatorMetric metric = alloc.metric();
         long[] before = new long[2];
         long[] pooledBefore = new long[2];
+        long[] endedBefore = new long[2];
         for (int d = 0; d < 2; d++) {
             before[d] = used(metric, d == 1);
             pooledBefore[d] = metric.pooledFreeMemory(d == 1);
+            endedBefore[d] = metric.endedThreadsMemory(d == 1);
         }
         alloc.trim();
         for (int d = 0; d < 2; d++) {
@@ -513,18 +543,24 @@ public final class Soak {
             for (int i = 0; i < metric.sizeClassCount(); i++) {
                 long active = metric.activeChunks(direct, i);
                 chunks += active;
-                if (active > metric.sharedMagazines()) {
+                if (active != 0) {
                     fail(kind + ": " + active + " chunks of size class " + metric.sizeClassSize(i)
-                        + " left after trim (at most one per shared magazine: " + metric.sharedMagazines() + ")");
+                        + " left after every buffer was released and trim()");
                 }
             }
-            System.out.printf("soak: %s: used %,d bytes before trim (reuse pool %,d), %,d after trim (%d chunks,"
-                    + " reuse pool %,d, huge %,d, thread magazines %d); slabs allocated %,d, freed %,d%n",
-                kind, before[d], pooledBefore[d], used(metric, direct), chunks, metric.pooledFreeMemory(direct),
-                metric.hugeMemory(direct), metric.threadLocalMagazines(direct), metric.slabsAllocated(direct),
-                metric.slabsFreed(direct));
-            if (pooledBefore[d] > metric.reuseBudget()) {
-                fail(kind + ": reuse pool held " + pooledBefore[d] + " > budget " + metric.reuseBudget());
+            System.out.printf("soak: %s: used %,d bytes before trim (reuse pool %,d, ended threads %,d; %,d thread"
+                    + " magazines ended), %,d after trim (%d chunks, reuse pool %,d, huge %,d, thread magazines %d);"
+                    + " slabs allocated %,d, freed %,d%n",
+                kind, before[d], pooledBefore[d], endedBefore[d], metric.endedThreadMagazines(direct),
+                used(metric, direct), chunks, metric.pooledFreeMemory(direct), metric.hugeMemory(direct),
+                metric.threadLocalMagazines(direct), metric.slabsAllocated(direct), metric.slabsFreed(direct));
+            if (endedBefore[d] != 0) {
+                fail(kind + ": ended threads' magazines still held " + endedBefore[d] + " bytes after every buffer was"
+                    + " released (no trim)");
+            }
+            if (used(metric, direct) != 0) {
+                fail(kind + ": " + used(metric, direct) + " bytes still used after every buffer was released and"
+                    + " trim()");
             }
             if (metric.threadLocalMagazines(direct) != 0) {
                 fail(kind + ": " + metric.threadLocalMagazines(direct) + " thread magazines left after all threads"
