@@ -5,6 +5,7 @@ import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -103,6 +104,23 @@ class MagazineByteBufAllocatorTest {
         large.release();
         allocator.trim(); // the shared magazine drops its unused large chunk too
         assertThat(metric.usedDirectMemory()).isZero();
+    }
+
+    @Test
+    void releasedBufferObjectsKeepNoFreedMemoryReachable() throws InterruptedException {
+        ByteBuf huge = allocator.heapBuffer(4 << 20); // above the pooling limit: a byte[] of its own
+        MagByteBuf object = TestAccess.magByteBuf(huge);
+        WeakReference<byte[]> memory = new WeakReference<>(huge.array());
+        huge.release();
+        assertThat(metric.hugeMemory(false)).isZero();
+        for (int i = 0; i < 50 && memory.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(memory.get()).as("freed huge array still reachable").isNull();
+        ByteBuf next = allocator.heapBuffer(16);
+        assertThat(TestAccess.magByteBuf(next)).as("the object itself was kept for reuse").isSameAs(object);
+        next.release();
     }
 
     @Test

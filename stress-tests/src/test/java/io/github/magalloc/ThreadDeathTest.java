@@ -50,6 +50,7 @@ class ThreadDeathTest {
     private static void runAndCheck(Threads threads, boolean attach) throws Exception {
         MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
         ConcurrentLinkedQueue<ByteBuf> live = new ConcurrentLinkedQueue<>();
+        List<WeakReference<MagByteBuf>> objects = new ArrayList<>();
         Thread owner = threads.newThread(() -> {
             if (attach) {
                 alloc.attachCurrentThread();
@@ -58,6 +59,9 @@ class ThreadDeathTest {
                 int size = 16 + (i * 131) % 20_000;
                 ByteBuf buf = i % 2 == 0 ? alloc.directBuffer(size) : alloc.heapBuffer(size);
                 buf.writeInt(i);
+                synchronized (objects) {
+                    objects.add(new WeakReference<>(StressFixtures.magByteBuf(buf)));
+                }
                 if (i % 3 == 0) {
                     buf.release(); // some released by the owner itself
                 } else {
@@ -76,9 +80,17 @@ class ThreadDeathTest {
             assertThat(buffers.get(i).getInt(0) % 3).isNotZero();
             assertThat(buffers.get(i).release()).isTrue();
         }
+        buffers.clear();
+        MagazineByteBufAllocatorMetric metric = alloc.metric();
+        if (!attach) {
+            // The thread cleaned up at exit: its chunks went back as their last buffers were released, no trim().
+            assertThat(metric.endedThreadsMemory(true)).isZero();
+            assertThat(metric.endedThreadsMemory(false)).isZero();
+            assertThat(metric.usedDirectMemory()).isEqualTo(metric.pooledFreeMemory(true));
+            assertThat(metric.usedHeapMemory()).isEqualTo(metric.pooledFreeMemory(false));
+        }
         alloc.trim();
 
-        MagazineByteBufAllocatorMetric metric = alloc.metric();
         assertThat(metric.threadLocalMagazines(true)).isZero();
         assertThat(metric.threadLocalMagazines(false)).isZero();
         for (int i = 0; i < metric.sizeClassCount(); i++) {
@@ -95,5 +107,12 @@ class ThreadDeathTest {
             Thread.sleep(20);
         }
         assertThat(dead.get()).as("dead thread collected").isNull();
+        // Nor are its buffer objects kept: those it kept for reuse and those other threads sent back to it went
+        // with its magazine's end (no memory either: released objects forget theirs).
+        synchronized (objects) {
+            assertThat(objects).hasSize(BUFFERS);
+            assertThat(objects.stream().filter(o -> o.get() != null).count()).as("buffer objects still reachable")
+                .isZero();
+        }
     }
 }
