@@ -65,14 +65,52 @@ final class Magazine extends MagazinePad {
 
     // ------------------------------------------------------------------ fast path
 
-    /** Owner only: gives {@code buf} a segment of {@code sizeClass}; capacity and limits are set by the caller. */
+    /**
+     * Owner only: gives {@code buf} a segment of {@code sizeClass}; capacity and limits are set by the caller. A
+     * thread's magazine takes a new slab from the system itself when it must.
+     */
     MagByteBuf allocate(MagByteBuf buf, int sizeClass, int initialCapacity, int maxCapacity) {
         SizeClassChunk chunk = current[sizeClass];
         int segment;
         if (chunk == null || (segment = chunk.allocateSegment()) < 0) {
-            chunk = refill(sizeClass);
+            chunk = refill(sizeClass, true);
             segment = chunk.allocateSegment();
         }
+        buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
+        return buf;
+    }
+
+    /**
+     * Lock holder of a shared magazine: like {@link #allocate}, but returns false instead of taking a slab from the
+     * system, which the caller then does without holding the lock: the JDK may collect garbage and sleep before it
+     * gives up direct memory, and the threads waiting for this lock must not wait for that too.
+     */
+    boolean tryAllocate(MagByteBuf buf, int sizeClass, int initialCapacity, int maxCapacity) {
+        SizeClassChunk chunk = current[sizeClass];
+        int segment;
+        if (chunk == null || (segment = chunk.allocateSegment()) < 0) {
+            chunk = refill(sizeClass, false);
+            if (chunk == null) {
+                return false;
+            }
+            segment = chunk.allocateSegment();
+        }
+        buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
+        return true;
+    }
+
+    /**
+     * Lock holder of a shared magazine, after {@link #tryAllocate} returned false (maybe on another stripe) and the
+     * caller took {@code slab} from the system: uses it for a new chunk, unless segments came back meanwhile, in
+     * which case the slab goes to the reuse pool.
+     */
+    MagByteBuf allocateOnNewSlab(MagByteBuf buf, int sizeClass, int initialCapacity, int maxCapacity, Slab slab) {
+        if (tryAllocate(buf, sizeClass, initialCapacity, maxCapacity)) {
+            pool.releaseSlab(slab);
+            return buf;
+        }
+        SizeClassChunk chunk = makeCurrent(sizeClass, pool.newChunk(this, sizeClass, slab));
+        int segment = chunk.allocateSegment();
         buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
         return buf;
     }
@@ -191,9 +229,10 @@ final class Magazine extends MagazinePad {
     /**
      * The current chunk of the class is exhausted (or missing): collect its foreign releases, else switch to the
      * partial chunk that has waited longest (it has gathered the most free segments), else look through the full
-     * chunks for foreign releases, else take a slab.
+     * chunks for foreign releases, else take a chunk or slab from the reuse pool, else (if {@code mayTakeNewSlab})
+     * a new slab from the system. Returns the chunk, now current, or null when only a new slab would do.
      */
-    private SizeClassChunk refill(int sizeClass) {
+    private SizeClassChunk refill(int sizeClass, boolean mayTakeNewSlab) {
         if (trimRequested) {
             trimOwned();
         }
@@ -206,8 +245,21 @@ final class Magazine extends MagazinePad {
             next = collectForeignReleases(sizeClass);
         }
         if (next == null) {
-            next = newChunk(sizeClass); // may throw OutOfMemoryError: nothing has changed yet
+            next = pool.takePooledChunk(this, sizeClass);
         }
+        if (next == null) {
+            if (!mayTakeNewSlab) {
+                return null;
+            }
+            // May throw OutOfMemoryError: nothing has changed yet.
+            next = pool.newChunk(this, sizeClass, pool.allocateSlab(nextChunkSize(sizeClass)));
+        }
+        return makeCurrent(sizeClass, next);
+    }
+
+    /** Parks the exhausted current chunk of the class, if any, among the full ones and makes {@code next} current. */
+    private SizeClassChunk makeCurrent(int sizeClass, SizeClassChunk next) {
+        SizeClassChunk exhausted = current[sizeClass];
         if (exhausted != null) {
             exhausted.current = false;
             fullOf(sizeClass).add(exhausted);
@@ -217,10 +269,9 @@ final class Magazine extends MagazinePad {
         return next;
     }
 
-    private SizeClassChunk newChunk(int sizeClass) {
-        int slabSize = chunkCount(sizeClass) == 0
-            ? SizeClasses.firstChunkSizeOf(sizeClass) : SizeClasses.chunkSizeOf(sizeClass);
-        return pool.takeChunk(this, sizeClass, slabSize);
+    /** Slab size of the next chunk of the class: small for the magazine's first one, so rare classes cost little. */
+    int nextChunkSize(int sizeClass) {
+        return chunkCount(sizeClass) == 0 ? SizeClasses.firstChunkSizeOf(sizeClass) : SizeClasses.chunkSizeOf(sizeClass);
     }
 
     /**
@@ -319,27 +370,68 @@ final class Magazine extends MagazinePad {
 
     /** Owner only: gives {@code buf} memory above the size classes, bumped out of a large chunk. */
     MagByteBuf allocateLarge(MagByteBuf buf, int initialCapacity, int maxCapacity) {
-        int size = LargeChunk.alignedSize(initialCapacity);
-        averageLargeSize += (size - averageLargeSize) >> 3;
-        LargeChunk chunk = large;
-        int offset = chunk == null ? -1 : chunk.allocate(size);
+        int size = noteLargeRequest(initialCapacity);
+        int offset = bumpLarge(size);
         if (offset < 0) {
-            chunk = replaceLargeChunk(size);
-            offset = chunk.allocate(size);
+            offset = replaceLargeChunk(pool.takeLargeSlab(largeChunkSize(size)), size);
         }
-        buf.init(chunk, -1, offset, size, initialCapacity, maxCapacity);
+        buf.init(large, -1, offset, size, initialCapacity, maxCapacity);
         return buf;
     }
 
-    private LargeChunk replaceLargeChunk(int size) {
-        // The new slab first: if it cannot be had, the magazine keeps its old chunk and nothing is lost.
-        LargeChunk chunk = new LargeChunk(pool.takeLargeSlab(pool.largeChunkSizeFor(size, averageLargeSize)), pool);
+    /** Lock holder of a shared magazine: like {@link #allocateLarge}, but false instead of a new slab (see {@link #tryAllocate}). */
+    boolean tryAllocateLarge(MagByteBuf buf, int initialCapacity, int maxCapacity) {
+        int size = noteLargeRequest(initialCapacity);
+        int offset = bumpLarge(size);
+        if (offset < 0) {
+            Slab pooled = pool.reuse.pollSlabAtLeast(largeChunkSize(size));
+            if (pooled == null) {
+                return false;
+            }
+            offset = replaceLargeChunk(pooled, size);
+        }
+        buf.init(large, -1, offset, size, initialCapacity, maxCapacity);
+        return true;
+    }
+
+    /** Lock holder of a shared magazine, with a slab the caller took from the system without the lock. */
+    MagByteBuf allocateLargeOnNewSlab(MagByteBuf buf, int initialCapacity, int maxCapacity, Slab slab) {
+        int size = LargeChunk.alignedSize(initialCapacity);
+        int offset = bumpLarge(size);
+        if (offset < 0) {
+            offset = replaceLargeChunk(slab, size);
+        } else {
+            pool.releaseSlab(slab);
+        }
+        buf.init(large, -1, offset, size, initialCapacity, maxCapacity);
+        return buf;
+    }
+
+    /** Slab size of a new large chunk for a request of {@code size} bytes. */
+    int largeChunkSize(int size) {
+        return pool.largeChunkSizeFor(size, averageLargeSize);
+    }
+
+    /** Keeps the running average of large request sizes, which sizes large chunks; returns the aligned size. */
+    int noteLargeRequest(int initialCapacity) {
+        int size = LargeChunk.alignedSize(initialCapacity);
+        averageLargeSize += (size - averageLargeSize) >> 3;
+        return size;
+    }
+
+    /** Bumps {@code size} bytes out of the current large chunk; -1 if there is none or they do not fit. */
+    private int bumpLarge(int size) {
+        return large == null ? -1 : large.allocate(size);
+    }
+
+    /** Makes a chunk on {@code slab} the large chunk and bumps {@code size} bytes out of it. */
+    private int replaceLargeChunk(Slab slab, int size) {
         LargeChunk old = large;
-        large = chunk;
+        large = new LargeChunk(slab, pool);
         if (old != null) {
             old.releaseReference();
         }
-        return chunk;
+        return large.allocate(size);
     }
 
     /**

@@ -104,12 +104,26 @@ final class MemoryPool {
         return null;
     }
 
-    /** The object first (if creating it fails, nothing else was taken), then the memory under a stripe's lock. */
+    /**
+     * The object first (if creating it fails, nothing else was taken), then the memory under a stripe's lock. A new
+     * slab, when one is needed, is taken with no lock held (see {@link Magazine#tryAllocate}).
+     */
     private MagByteBuf allocateShared(int sizeClass, int initialCapacity, int maxCapacity) {
         MagByteBuf buf = plainThreadObjects.get().take();
         Magazine stripe = lockStripe();
+        int slabSize;
         try {
-            return stripe.allocate(buf, sizeClass, initialCapacity, maxCapacity);
+            if (stripe.tryAllocate(buf, sizeClass, initialCapacity, maxCapacity)) {
+                return buf;
+            }
+            slabSize = stripe.nextChunkSize(sizeClass);
+        } finally {
+            stripe.unlock();
+        }
+        Slab slab = allocateSlab(slabSize); // may throw OutOfMemoryError: nothing is held
+        stripe = lockStripe();
+        try {
+            return stripe.allocateOnNewSlab(buf, sizeClass, initialCapacity, maxCapacity, slab);
         } finally {
             stripe.unlock();
         }
@@ -125,8 +139,19 @@ final class MemoryPool {
         }
         MagByteBuf buf = plainThreadObjects.get().take();
         Magazine stripe = lockStripe();
+        int slabSize;
         try {
-            return stripe.allocateLarge(buf, initialCapacity, maxCapacity);
+            if (stripe.tryAllocateLarge(buf, initialCapacity, maxCapacity)) {
+                return buf;
+            }
+            slabSize = stripe.largeChunkSize(LargeChunk.alignedSize(initialCapacity));
+        } finally {
+            stripe.unlock();
+        }
+        Slab slab = allocateSlab(slabSize); // may throw OutOfMemoryError: nothing is held
+        stripe = lockStripe();
+        try {
+            return stripe.allocateLargeOnNewSlab(buf, initialCapacity, maxCapacity, slab);
         } finally {
             stripe.unlock();
         }
@@ -182,19 +207,24 @@ final class MemoryPool {
     // ------------------------------------------------------------------ slabs
 
     /**
-     * A chunk for {@code sizeClass} owned by {@code magazine}: a pooled empty chunk of the class as it is, else a
-     * new chunk on a pooled slab or, failing that, on a new slab of {@code slabSize} bytes.
+     * A chunk for {@code sizeClass} owned by {@code magazine} from the reuse pool: an empty chunk of the class as it
+     * is, else a new chunk on a pooled slab; null if the pool has neither.
      */
-    SizeClassChunk takeChunk(Magazine magazine, int sizeClass, int slabSize) {
+    SizeClassChunk takePooledChunk(Magazine magazine, int sizeClass) {
         SizeClassChunk chunk = reuse.pollChunk(sizeClass);
         if (chunk != null) {
             chunk.magazine = magazine;
-        } else {
-            Slab slab = reuse.pollSlabFor(sizeClass);
-            chunk = new SizeClassChunk(slab != null ? slab : allocateSlab(slabSize), this, magazine, sizeClass);
+            metrics.chunkActivated(sizeClass);
+            return chunk;
         }
+        Slab slab = reuse.pollSlabFor(sizeClass);
+        return slab == null ? null : newChunk(magazine, sizeClass, slab);
+    }
+
+    /** A new chunk for {@code sizeClass} owned by {@code magazine} on {@code slab}. */
+    SizeClassChunk newChunk(Magazine magazine, int sizeClass, Slab slab) {
         metrics.chunkActivated(sizeClass);
-        return chunk;
+        return new SizeClassChunk(slab, this, magazine, sizeClass);
     }
 
     /** Gives an entirely free chunk back: to the reuse pool as it is, or its slab to the system. */
@@ -234,7 +264,8 @@ final class MemoryPool {
         freeSlab(slab);
     }
 
-    private Slab allocateSlab(int size) {
+    /** A slab from the system; on exhaustion, frees the pooled slabs and tries once more, then throws. */
+    Slab allocateSlab(int size) {
         Slab slab;
         try {
             slab = newSlab(size);

@@ -1,6 +1,7 @@
 package io.github.magalloc;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -8,13 +9,17 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Direct memory exhausted. Runs in its own surefire execution with {@code -XX:MaxDirectMemorySize=8m}
- * (stress-tests/pom.xml), one allocator per test. The calling thread is a plain thread, so it always uses the
- * same shared magazine.
+ * (stress-tests/pom.xml), one allocator per test. The calling thread is a plain thread (shared magazines); the
+ * thread-local path runs on an event-loop thread. Each test exhausts memory on one path (size classes, large,
+ * huge, growth), checks the error names the problem, that nothing taken before the failure is lost (after
+ * releasing everything and {@code trim()}, nothing is held), and that service is normal afterwards.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DirectMemoryExhaustionTest {
@@ -90,10 +95,100 @@ class DirectMemoryExhaustionTest {
         }
     }
 
+    @Test
+    @Order(4)
+    void threadLocalMagazineOutOfMemory() throws Exception {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread eventLoop = new DefaultThreadFactory("oom-loop").newThread(() -> {
+            try {
+                List<ByteBuf> held = new ArrayList<>();
+                OutOfMemoryError error = fillUntilOutOfMemory(alloc, held, SIZE);
+                assertThat(error.getMessage()).contains("magalloc: cannot allocate");
+                assertThat(alloc.metric().threadLocalMagazines(true)).isEqualTo(1);
+                releaseAll(held);
+                for (int i = 0; i < 2_000; i++) {
+                    held.add(alloc.directBuffer(SIZE).writeInt(i));
+                }
+                for (int i = 0; i < held.size(); i++) {
+                    assertThat(held.get(i).getInt(0)).isEqualTo(i);
+                }
+                releaseAll(held);
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        eventLoop.start();
+        eventLoop.join();
+        assertThat(failure.get()).isNull();
+        assertThat(alloc.metric().endedThreadsMemory(true)).isZero();
+        alloc.trim();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
+    @Test
+    @Order(5)
+    void largeBuffersOutOfMemory() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        List<ByteBuf> held = new ArrayList<>();
+        OutOfMemoryError error = fillUntilOutOfMemory(alloc, held, 100 * 1024);
+        assertThat(error.getMessage()).contains("magalloc: cannot allocate").contains("direct memory");
+        assertThat(held).isNotEmpty();
+        releaseAll(held);
+        held.add(alloc.directBuffer(100 * 1024).writeLong(7));
+        assertThat(held.get(0).getLong(0)).isEqualTo(7);
+        releaseAll(held);
+        alloc.trim();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
+    @Test
+    @Order(6)
+    void hugeBuffersOutOfMemory() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        List<ByteBuf> held = new ArrayList<>();
+        OutOfMemoryError error = fillUntilOutOfMemory(alloc, held, 2 << 20); // above the pooling limit
+        assertThat(error.getMessage()).contains("magalloc: cannot allocate " + (2 << 20) + " bytes");
+        assertThat(alloc.metric().hugeMemory(true)).isEqualTo((long) held.size() << 21);
+        releaseAll(held);
+        assertThat(alloc.metric().hugeMemory(true)).isZero();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+        alloc.directBuffer(2 << 20).release();
+    }
+
+    @Test
+    @Order(7)
+    void growthOutOfMemoryLeavesTheBufferAsItWas() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        ByteBuf grown = alloc.directBuffer(SIZE, 16 << 20);
+        for (int i = 0; i < SIZE / 4; i++) {
+            grown.writeInt(i);
+        }
+        List<ByteBuf> held = new ArrayList<>();
+        fillUntilOutOfMemory(alloc, held, 64 * 1024);
+        assertThatThrownBy(() -> grown.capacity(4 << 20)).isInstanceOf(OutOfMemoryError.class);
+        assertThat(grown.capacity()).isEqualTo(SIZE);
+        assertThat(grown.refCnt()).isEqualTo(1);
+        for (int i = 0; i < SIZE / 4; i++) {
+            assertThat(grown.getInt(i * 4)).isEqualTo(i);
+        }
+        releaseAll(held);
+        grown.capacity(4 << 20); // now it fits
+        assertThat(grown.getInt(SIZE - 4)).isEqualTo(SIZE / 4 - 1);
+        assertThat(grown.release()).isTrue();
+        alloc.trim();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
     private static OutOfMemoryError fillUntilOutOfMemory(MagazineByteBufAllocator alloc, List<ByteBuf> held) {
+        return fillUntilOutOfMemory(alloc, held, SIZE);
+    }
+
+    private static OutOfMemoryError fillUntilOutOfMemory(MagazineByteBufAllocator alloc, List<ByteBuf> held,
+                                                         int size) {
         for (int i = 0; i < 1_000_000; i++) {
             try {
-                held.add(alloc.directBuffer(SIZE));
+                held.add(alloc.directBuffer(size));
             } catch (OutOfMemoryError e) {
                 return e;
             }
