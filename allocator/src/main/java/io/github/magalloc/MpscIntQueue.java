@@ -99,11 +99,14 @@ final class MpscIntQueue extends MpscIntQueueConsumerFields {
         return lvConsumerIndex() == lvProducerIndex();
     }
 
-    /** Values claimed by producers and not yet consumed; any thread, a snapshot. */
+    /**
+     * Values claimed by producers and not yet consumed; any thread, a snapshot. Not capped at the capacity: a queue
+     * that let more in than its capacity shows it here.
+     */
     int size() {
         long consumer = lvConsumerIndex();
         long producer = lvProducerIndex();
-        return (int) Math.max(0, Math.min(capacity, producer - consumer));
+        return (int) Math.max(0, producer - consumer);
     }
 
     int capacity() {
