@@ -1,5 +1,7 @@
 package io.github.magalloc.e2e;
 
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.SizeDistribution;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -134,7 +136,8 @@ public final class E2eServer implements AutoCloseable {
         boolean withProxy = a.get("mode", "direct").equalsIgnoreCase("proxy");
         a.rejectUnknown();
 
-        ByteBufAllocator alloc = kind.create();
+        // Direct buffers preferred, as Netty's own defaults do on a platform with direct memory.
+        ByteBufAllocator alloc = kind.create(true);
         E2eServer server = start(alloc, transport, threads, withProxy);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "e2e-server-shutdown"));
         System.out.printf("READY port=%d admin=%d allocator=%s transport=%s class=%s%n", server.port(),

@@ -1,5 +1,8 @@
 package io.github.magalloc.e2e;
 
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.SizeDistribution;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -54,7 +57,7 @@ public final class EndToEndRunner {
         LoadConfig load = new LoadConfig("127.0.0.1", 0, a.getInt("connections", 8), a.getInt("pipeline", 4),
                 Long.parseLong(a.get("max-requests", "50000000")), Duration.ofSeconds(seconds),
                 Long.parseLong(a.get("seed", "42")),
-                List.of(SizeDistribution.socketProxy(), SizeDistribution.apiGateway()), 0.5, transport);
+                List.of(SizeDistribution.SOCKET_PROXY::next, SizeDistribution.API_GATEWAY::next), 0.5, transport);
         a.rejectUnknown();
 
         String setup = String.format(Locale.ROOT,

@@ -1,5 +1,6 @@
 package io.github.magalloc.e2e;
 
+import io.github.magalloc.workload.SizeDistribution;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;

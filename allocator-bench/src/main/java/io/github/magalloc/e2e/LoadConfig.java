@@ -11,7 +11,7 @@ import java.util.List;
  * @param echoFraction share of POST /echo requests; the rest are GET /gen
  */
 public record LoadConfig(String host, int port, int connections, int pipeline, long maxRequests, Duration duration,
-                         long seed, List<SizeDistribution> sizes, double echoFraction, Transport transport) {
+                         long seed, List<BodySizes> sizes, double echoFraction, Transport transport) {
 
     public LoadConfig {
         if (connections < 1 || pipeline < 1 || maxRequests < 1 || sizes.isEmpty()) {

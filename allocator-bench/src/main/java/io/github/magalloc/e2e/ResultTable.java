@@ -1,5 +1,7 @@
 package io.github.magalloc.e2e;
 
+import io.github.magalloc.workload.AllocatorKind;
+
 import java.util.List;
 import java.util.Locale;
 

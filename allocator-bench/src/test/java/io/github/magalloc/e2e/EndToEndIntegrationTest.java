@@ -1,6 +1,8 @@
 package io.github.magalloc.e2e;
 
 import io.github.magalloc.MagazineByteBufAllocator;
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.SizeDistribution;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.junit.jupiter.api.AfterAll;
@@ -49,8 +51,8 @@ class EndToEndIntegrationTest {
         try (E2eServer server = E2eServer.start(alloc, Transport.NIO, 1, true)) {
             LoadConfig direct = new LoadConfig("127.0.0.1", server.httpPort(), 4, 4, REQUESTS,
                     Duration.ofSeconds(40), 7,
-                    List.of(SizeDistribution.socketProxy(), SizeDistribution.apiGateway(),
-                            SizeDistribution.uniform(0, 65_536)), 0.5, Transport.NIO);
+                    List.of(SizeDistribution.SOCKET_PROXY::next, SizeDistribution.API_GATEWAY::next,
+                            BodySizes.uniform(0, 65_536)), 0.5, Transport.NIO);
             LoadConfig proxied = direct.withPort(server.port());
 
             // Warm-up on both paths, then the idle level: no connection open, trimmed.

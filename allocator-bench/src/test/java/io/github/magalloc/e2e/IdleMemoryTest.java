@@ -1,5 +1,6 @@
 package io.github.magalloc.e2e;
 
+import io.github.magalloc.workload.AllocatorKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package io.github.magalloc.e2e;
 
+import io.github.magalloc.workload.AllocatorKind;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
