@@ -1,6 +1,7 @@
 package io.github.magalloc.e2e;
 
 import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.Rss;
 import io.github.magalloc.workload.SizeDistribution;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
@@ -104,7 +105,7 @@ public final class E2eServer implements AutoCloseable {
 
     public ServerStats stats() {
         return new ServerStats(served.sum(), probes.allocatedBytes(), JvmProbes.gcCount(), JvmProbes.gcMillis(),
-                JvmProbes.rssBytes(), AllocatorKind.usedMemory(alloc), openConnections(),
+                Rss.bytes(), AllocatorKind.usedMemory(alloc), openConnections(),
                 proxy != null ? proxy.crossThreadReleases() : 0, proxy != null ? proxy.sameThreadReleases() : 0);
     }
 

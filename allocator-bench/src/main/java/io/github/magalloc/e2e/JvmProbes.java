@@ -2,15 +2,12 @@ package io.github.magalloc.e2e;
 
 import io.netty.util.concurrent.DefaultThreadFactory;
 
-import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** What the server measures about its own JVM: allocation by its threads, GC, RSS. */
+/** What the server measures about its own JVM besides RSS ({@code Rss}): allocation by its threads, GC. */
 public final class JvmProbes {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -56,20 +53,5 @@ public final class JvmProbes {
             ms += Math.max(0, gc.getCollectionTime());
         }
         return ms;
-    }
-
-    /** Resident set size of this process in bytes, -1 where /proc is not there. */
-    public static long rssBytes() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    String kb = line.substring(6).trim().split("\\s+")[0];
-                    return Long.parseLong(kb) * 1024;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-        return -1;
     }
 }

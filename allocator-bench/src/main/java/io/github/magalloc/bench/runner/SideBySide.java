@@ -1,10 +1,10 @@
 package io.github.magalloc.bench.runner;
 
-import io.github.magalloc.bench.AllocatorKind;
 import io.github.magalloc.bench.BenchJvm;
 import io.github.magalloc.bench.FootprintProfiler;
-import io.github.magalloc.bench.SizeDistribution;
 import io.github.magalloc.bench.Workers;
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.SizeDistribution;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;

@@ -1,4 +1,4 @@
-package io.github.magalloc.bench;
+package io.github.magalloc.workload;
 
 import java.io.IOException;
 import java.nio.file.Files;
