@@ -80,7 +80,7 @@ public final class EndToEndRunner {
         for (AllocatorKind kind : kinds) {
             rows.add(RunRow.median(byKind.get(kind)));
         }
-        String table = ResultTable.render(rows);
+        String table = EndToEndResultTable.render(rows);
         System.out.println();
         System.out.println(table);
         if (!out.isEmpty()) {

@@ -29,7 +29,7 @@ class ServerStatsTest {
 
         LoadResult half = new LoadResult(500, 0, List.of(), h, 1_000_000_000L);
         RunRow other = RunRow.of(AllocatorKind.MAGALLOC, half, before, after);
-        String table = ResultTable.render(List.of(other, adaptive));
+        String table = EndToEndResultTable.render(List.of(other, adaptive));
         assertThat(table).contains("Ratio to adaptive").contains("| magalloc | 0.50x |").doesNotContain("Ratio to pooled");
     }
 

@@ -11,16 +11,19 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The side-by-side table from JMH JSON files. Re-render any saved run with
- * {@code java -cp allocator-bench/target/benchmarks.jar io.github.magalloc.bench.runner.ResultTable FILE.json...}.
+ * The side-by-side table of JMH results: one plain-text row per benchmark configuration and allocator, read from
+ * JMH's JSON files, with each score's ratio to Netty adaptive's in the same configuration. (The end-to-end harness
+ * has a table of its own, {@code EndToEndResultTable}: markdown rows of whole server runs, not JMH scores.)
+ * Re-render any saved run with
+ * {@code java -cp allocator-bench/target/benchmarks.jar io.github.magalloc.bench.runner.JmhResultTable FILE.json...}.
  */
-public final class ResultTable {
+public final class JmhResultTable {
     static final String BASELINE = "ADAPTIVE";
 
     private final List<BenchResult> results;
     private final Map<String, BenchResult> baselines = new HashMap<>();
 
-    ResultTable(List<BenchResult> results) {
+    JmhResultTable(List<BenchResult> results) {
         this.results = new ArrayList<>(results);
         this.results.sort(Comparator.comparing(BenchResult::name).thenComparing(BenchResult::workers)
                 .thenComparing(BenchResult::otherParams).thenComparing(r -> order(r.allocator())));
@@ -36,7 +39,7 @@ public final class ResultTable {
         for (String file : args) {
             all.addAll(BenchResult.load(Path.of(file)));
         }
-        ResultTable table = new ResultTable(all);
+        JmhResultTable table = new JmhResultTable(all);
         table.print(System.out);
         System.out.println();
         new Goals(all).print(System.out);

@@ -5,14 +5,18 @@ import io.github.magalloc.workload.AllocatorKind;
 import java.util.List;
 import java.util.Locale;
 
-/** Markdown tables of the runs: absolute values, then each value divided by Netty adaptive's and by pooled's. */
-final class ResultTable {
+/**
+ * Markdown tables of end-to-end server runs (one row per allocator: req/s, latency, garbage, GC, RSS), then each value
+ * divided by Netty adaptive's and by pooled's. Not the benchmarks' JmhResultTable, which lists JMH scores per
+ * benchmark configuration.
+ */
+final class EndToEndResultTable {
     private static final String[] COLUMNS = {"req/s", "p50 µs", "p99 µs", "p99.9 µs", "alloc B/req", "GC count",
         "GC ms", "RSS MiB", "alloc used MiB"};
     /** Decimals per column: whole numbers except the MiB columns. */
     private static final int[] DECIMALS = {0, 0, 0, 0, 0, 0, 0, 1, 1};
 
-    private ResultTable() {
+    private EndToEndResultTable() {
     }
 
     static String render(List<RunRow> rows) {
