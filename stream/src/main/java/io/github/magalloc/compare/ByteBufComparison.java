@@ -28,7 +28,7 @@ import java.util.Objects;
  *       buffers' NIO views, segment by segment for composites. Making the views allocates, which is why short
  *       ranges use an 8-bytes-at-a-time loop of {@link ByteBuf#getLongLE} instead.</li>
  * </ul>
- * Both thresholds come from CompareBenchmark runs that force one strategy (see docs/benchmarks-stream.md).
+ * Both thresholds come from CompareBenchmark runs that force one strategy (see docs/benchmarks.md).
  */
 public final class ByteBufComparison {
     /**
