@@ -9,31 +9,17 @@ import io.netty.buffer.Unpooled;
 import java.io.DataOutput;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UTFDataFormatException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.ReadableByteChannel;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 import java.util.Objects;
 
 /**
  * A {@link DataOutput} that writes into fixed-size pages taken from a {@link ByteBufAllocator}.
  *
- * <h2>State and invariants</h2>
- * <pre>
- *   pages[0 .. pageCount)     pages owned by this stream, each exactly pageSize bytes of memory
- *   mems[i]                   an NIO view of pages[i], indices 0 .. pageSize, private to this stream
- *   mem, offset, limit        the current page: the next byte goes to mem[offset]; writable while offset &lt; limit
- *   position()  == pageIndex * pageSize + offset
- *   size()      == max(highWater, position())     (highWater is only updated on cold paths)
- *   no current page (not started, closed, detached)  &lt;=&gt;  mem == null, offset == 0, limit == -1
- * </pre>
- * Because {@code limit} is -1 whenever there is no usable page, every fast path is exactly one comparison of
- * {@code offset} against {@code limit}; "first write", "page full", "closed" and "detached" all fall into the cold
- * path, which sorts them out. {@code limit} is also lowered on the last page allowed by {@code maxSize}.
+ * <p>This class encodes values into bytes at the current position. Where that position is and how it moves (pages,
+ * seeks, the one-comparison fast path) is {@code PageCursor}; the pages themselves are a {@code PageList}; results
+ * are read back by a {@code PageReader}.
  *
  * <h2>Results</h2>
  * {@link #view()} (zero-copy, read-only, valid until close or detach), {@link #detach()} (zero-copy, the caller
@@ -47,30 +33,11 @@ import java.util.Objects;
  * <p>Not thread-safe. Bytes skipped over by {@link #seek}/{@link #skip} beyond {@link #size()} read as zero (pages
  * from a pool hold old data, which must never leak into a result).
  */
-public final class PagedByteBufOutput extends OutputStream implements DataOutput {
+public final class PagedByteBufOutput extends PageCursor implements DataOutput {
     public static final int DEFAULT_PAGE_SIZE = 16 * 1024;
 
-    private static final int OPEN = 0;
-    private static final int CLOSED = 1;
-    private static final int DETACHED = 2;
     private static final int SCRATCH_SIZE = 2048;
 
-    private final ByteBufAllocator allocator;
-    private final int pageSize;
-    private final int maxSize;
-
-    private ByteBuf[] pages = new ByteBuf[4];
-    private ByteBuffer[] mems = new ByteBuffer[4];
-    private int pageCount;
-    private int pageIndex;
-
-    private ByteBuffer mem;
-    private int offset;
-    private int limit = -1;
-    private int highWater;
-
-    private int state = OPEN;
-    private List<ByteBuf> views;
     private byte[] scratch;
 
     /** Pages of {@value #DEFAULT_PAGE_SIZE} bytes from {@link MagazineByteBufAllocator#DEFAULT}. */
@@ -90,34 +57,7 @@ public final class PagedByteBufOutput extends OutputStream implements DataOutput
      * @param maxSize the largest {@link #size()} allowed; writing past it throws {@link IndexOutOfBoundsException}
      */
     public PagedByteBufOutput(ByteBufAllocator allocator, int pageSize, int maxSize) {
-        this.allocator = Objects.requireNonNull(allocator, "allocator");
-        if (pageSize < 1) {
-            throw new IllegalArgumentException("pageSize must be positive: " + pageSize);
-        }
-        if (maxSize < 0) {
-            throw new IllegalArgumentException("maxSize must not be negative: " + maxSize);
-        }
-        this.pageSize = pageSize;
-        this.maxSize = maxSize;
-    }
-
-    public int pageSize() {
-        return pageSize;
-    }
-
-    public int maxSize() {
-        return maxSize;
-    }
-
-    /** Where the next byte goes. */
-    public int position() {
-        ensureOpen();
-        return pageIndex * pageSize + offset;
-    }
-
-    /** Bytes written so far: one past the furthest position ever reached. */
-    public int size() {
-        return Math.max(highWater, position());
+        super(allocator, pageSize, maxSize);
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -404,14 +344,6 @@ public final class PagedByteBufOutput extends OutputStream implements DataOutput
         }
     }
 
-    /** Bytes left in the current page, moving to the next page first if none are (so the result is positive). */
-    private int writableInPage() {
-        if (offset >= limit) {
-            nextPage();
-        }
-        return limit - offset;
-    }
-
     private byte[] scratch() {
         byte[] s = scratch;
         if (s == null) {
@@ -561,20 +493,12 @@ public final class PagedByteBufOutput extends OutputStream implements DataOutput
     /** {@link DataOutput#writeUTF}: a 2-byte length, then modified UTF-8 (as {@code DataOutputStream}). */
     @Override
     public void writeUTF(String s) throws UTFDataFormatException {
-        int n = s.length();
-        long bytes = n;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c >= 0x800) {
-                bytes += 2;
-            } else if (c >= 0x80 || c == 0) {
-                bytes += 1;
-            }
-        }
+        long bytes = Utf8.modifiedLength(s);
         if (bytes > 0xFFFF) {
             throw new UTFDataFormatException("encoded string too long: " + bytes + " bytes");
         }
         writeShort((int) bytes);
+        int n = s.length();
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             if (c != 0 && c < 0x80) {
@@ -591,44 +515,7 @@ public final class PagedByteBufOutput extends OutputStream implements DataOutput
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-    // Positioning.
-
-    /**
-     * Moves to {@code position} in {@code [0, maxSize]}. Moving past {@link #size()} zero-fills the gap; moving back
-     * keeps everything written (size() does not shrink), and later writes overwrite.
-     */
-    public void seek(long position) {
-        ensureOpen();
-        if (position < 0 || position > maxSize) {
-            throw new IndexOutOfBoundsException("position " + position + " outside [0, " + maxSize + "]");
-        }
-        int size = size();
-        if (position <= size) {
-            moveTo((int) position);
-        } else {
-            moveTo(size);
-            writeZeros((int) position - size);
-        }
-    }
-
-    /** Moves forward by {@code n} bytes, zero-filling beyond {@link #size()}. */
-    public void skip(int n) {
-        if (n < 0) {
-            throw new IllegalArgumentException("negative skip: " + n);
-        }
-        seek((long) position() + n);
-    }
-
-    /**
-     * Skips {@code n} bytes to be filled later with the {@code set*} methods (a length prefix, say).
-     *
-     * @return the position of the reserved bytes
-     */
-    public int reserve(int n) {
-        int at = position();
-        skip(n);
-        return at;
-    }
+    // Values at a position already written (a reserved length prefix, say); position() does not move.
 
     public void setByte(int position, int v) {
         int back = enterSet(position, 1);
@@ -662,118 +549,8 @@ public final class PagedByteBufOutput extends OutputStream implements DataOutput
         setLong(position, Long.reverseBytes(v));
     }
 
-    /** Checks that {@code [position, position + width)} was written, moves there and returns where to come back. */
-    private int enterSet(int position, int width) {
-        int size = size();
-        if (position < 0 || position > size - width) {
-            throw new IndexOutOfBoundsException(
-                    "set of " + width + " bytes at " + position + " outside the written range [0, " + size + ")");
-        }
-        int back = position();
-        moveTo(position);
-        return back;
-    }
-
-    private void writeZeros(int n) {
-        while (n > 0) {
-            int chunk = Math.min(n, writableInPage());
-            for (int i = 0; i < chunk; i++) {
-                mem.put(offset + i, (byte) 0);
-            }
-            offset += chunk;
-            n -= chunk;
-        }
-    }
-
-    /**
-     * Makes {@code position <= size()} current. A position on a page boundary stays at the end of the earlier page,
-     * so seeking to the very end (or to maxSize) allocates nothing.
-     */
-    private void moveTo(int position) {
-        highWater = Math.max(highWater, pageIndex * pageSize + offset);
-        if (position == 0) {
-            if (pageCount == 0) {
-                return;
-            }
-            selectPage(0);
-            return;
-        }
-        int index = (position - 1) / pageSize;
-        selectPage(index);
-        offset = position - index * pageSize;
-    }
-
-    // ---------------------------------------------------------------------------------------------------------------
-    // Pages: the cold path.
-
-    /** Makes the next page current: on the first write, when the current page is full, or to report misuse. */
-    private void nextPage() {
-        if (mem == null) {
-            ensureOpen();
-            selectPage(0);
-        } else {
-            selectPage(pageIndex + 1);
-        }
-        if (offset >= limit) {
-            throw new IndexOutOfBoundsException("write past maxSize " + maxSize);
-        }
-    }
-
-    private void selectPage(int index) {
-        long start = (long) index * pageSize;
-        if (start > maxSize || (start == maxSize && index > 0)) {
-            throw new IndexOutOfBoundsException("write past maxSize " + maxSize);
-        }
-        while (pageCount <= index) {
-            addPage();
-        }
-        pageIndex = index;
-        mem = mems[index];
-        offset = 0;
-        limit = (int) Math.min(pageSize, maxSize - start);
-    }
-
-    private void addPage() {
-        ByteBuf page = allocator.buffer(pageSize, pageSize);
-        ByteBuffer m;
-        try {
-            if (page.capacity() < pageSize || page.nioBufferCount() != 1) {
-                throw new IllegalStateException("allocator returned a page that is not " + pageSize
-                        + " contiguous bytes: " + page);
-            }
-            m = page.nioBuffer(0, pageSize).order(ByteOrder.BIG_ENDIAN);
-        } catch (RuntimeException e) {
-            page.release();
-            throw e;
-        }
-        if (pageCount == pages.length) {
-            pages = Arrays.copyOf(pages, pageCount * 2);
-            mems = Arrays.copyOf(mems, pageCount * 2);
-        }
-        pages[pageCount] = page;
-        mems[pageCount] = m;
-        pageCount++;
-    }
-
-    private void ensureOpen() {
-        if (state != OPEN) {
-            throw new IllegalStateException(state == CLOSED
-                    ? "PagedByteBufOutput is closed"
-                    : "PagedByteBufOutput was detached; use the ByteBuf that detach() returned");
-        }
-    }
-
     // ---------------------------------------------------------------------------------------------------------------
     // Results.
-
-    /** Pages holding bytes of {@code [0, size)}. */
-    private int usedPages(int size) {
-        return (int) (((long) size + pageSize - 1) / pageSize);
-    }
-
-    private int bytesInPage(int index, int size) {
-        return (int) Math.min(pageSize, size - (long) index * pageSize);
-    }
 
     /**
      * A read-only, zero-copy view of {@code [0, size())} as it is now (later writes inside that range show through;
@@ -782,17 +559,7 @@ public final class PagedByteBufOutput extends OutputStream implements DataOutput
      */
     public ByteBuf view() {
         ensureOpen();
-        int size = size();
-        int used = usedPages(size);
-        CompositeByteBuf c = new CompositeByteBuf(allocator, used > 0 && pages[0].isDirect(), Math.max(1, used));
-        for (int i = 0; i < used; i++) {
-            c.addComponent(true, pages[i].retainedSlice(0, bytesInPage(i, size)));
-        }
-        if (views == null) {
-            views = new ArrayList<>();
-        }
-        views.add(c);
-        return c.asReadOnly();
+        return reader.view(size());
     }
 
     /**
@@ -801,28 +568,14 @@ public final class PagedByteBufOutput extends OutputStream implements DataOutput
      */
     public CompositeByteBuf detach() {
         ensureOpen();
-        int size = size();
-        int used = usedPages(size);
-        CompositeByteBuf c = new CompositeByteBuf(allocator, used > 0 && pages[0].isDirect(), Math.max(1, used));
-        for (int i = 0; i < used; i++) {
-            ByteBuf page = pages[i];
-            page.setIndex(0, bytesInPage(i, size));
-            pages[i] = null;
-            c.addComponent(true, page);
-        }
-        state = DETACHED;
-        releaseAll();
+        CompositeByteBuf c = reader.detach(size());
+        endDetached();
         return c;
     }
 
     /** A copy of {@code [0, size())}. */
     public byte[] toByteArray() {
-        int size = size();
-        byte[] out = new byte[size];
-        for (int i = 0, used = usedPages(size); i < used; i++) {
-            mems[i].get(0, out, i * pageSize, bytesInPage(i, size));
-        }
-        return out;
+        return reader.toByteArray(size());
     }
 
     /** An exactly sized heap copy that keeps no page alive: for small results that live long. */
@@ -832,43 +585,13 @@ public final class PagedByteBufOutput extends OutputStream implements DataOutput
 
     /** An exactly sized copy from {@code alloc}. */
     public ByteBuf compactCopy(ByteBufAllocator alloc) {
-        int size = size();
-        ByteBuf out = alloc.buffer(size, size);
-        for (int i = 0, used = usedPages(size); i < used; i++) {
-            out.writeBytes(mems[i].slice(0, bytesInPage(i, size)));
-        }
-        return out;
+        return reader.copy(alloc, size());
     }
 
-    /** Returns the pages and invalidates views. Idempotent; also a no-op after {@link #detach()}. */
+    /** Drops the scratch array too, so a closed stream that stays reachable holds no memory. */
     @Override
-    public void close() {
-        if (state == OPEN) {
-            state = CLOSED;
-            releaseAll();
-        }
-    }
-
-    private void releaseAll() {
-        if (views != null) {
-            for (ByteBuf v : views) {
-                if (v.refCnt() > 0) { // tolerate a caller who released a view against the advice
-                    v.release();
-                }
-            }
-            views = null;
-        }
-        for (int i = 0; i < pageCount; i++) {
-            if (pages[i] != null) {
-                pages[i].release();
-            }
-        }
-        pages = null;
-        mems = null;
-        pageCount = 0;
-        mem = null;
-        offset = 0;
-        limit = -1;
+    void releaseAll() {
+        super.releaseAll();
         scratch = null;
     }
 }

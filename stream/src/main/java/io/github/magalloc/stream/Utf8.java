@@ -1,6 +1,9 @@
 package io.github.magalloc.stream;
 
-/** UTF-8 sizes with the stream's policy: an unpaired surrogate is encoded as {@code '?'} (one byte). */
+/**
+ * Encoded sizes of strings: UTF-8 with the stream's policy (an unpaired surrogate is encoded as {@code '?'}, one
+ * byte), and {@link java.io.DataOutput#writeUTF}'s modified UTF-8.
+ */
 final class Utf8 {
     private Utf8() {
     }
@@ -41,5 +44,20 @@ final class Utf8 {
             throw new IllegalArgumentException("string too long for UTF-8 in one stream: " + bytes);
         }
         return (int) bytes;
+    }
+
+    /** Bytes {@code s} takes in modified UTF-8: NUL and 0x80..0x7FF take 2, 0x800 and above (surrogates too) 3. */
+    static long modifiedLength(String s) {
+        int n = s.length();
+        long bytes = n;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x800) {
+                bytes += 2;
+            } else if (c >= 0x80 || c == 0) {
+                bytes += 1;
+            }
+        }
+        return bytes;
     }
 }
