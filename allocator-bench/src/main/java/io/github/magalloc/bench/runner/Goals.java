@@ -8,7 +8,7 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * Checks the issue's goals against the measured rows and prints one line per configuration: the measured
+ * Checks the performance goals (the table in docs/benchmarks.md) against the measured rows and prints one line per configuration: the measured
  * value, the bound, and met / NOT met. A goal with no matching rows says "not measured". Nothing here is a
  * number from anywhere but the results; short runs make the verdicts indicative only.
  */
@@ -25,7 +25,7 @@ final class Goals {
     }
 
     void print(PrintStream out) {
-        out.println("Goals (from the issue), per measured configuration:");
+        out.println("Goals (docs/benchmarks.md), per measured configuration:");
         Set<String> headline = Set.of("SOCKET_PROXY", "API_GATEWAY");
         Set<String> lives = Set.of("1024", "8192");
 
