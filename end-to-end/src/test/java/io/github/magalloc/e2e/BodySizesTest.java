@@ -28,7 +28,8 @@ class BodySizesTest {
 
     @Test
     void uniformSameSeedSameSizes() {
-        assertThat(sample(BodySizes.uniform(0, 65_536), 7, 100)).isEqualTo(sample(BodySizes.uniform(0, 65_536), 7, 100));
+        BodySizes sizes = BodySizes.uniform(0, 65_536);
+        assertThat(sample(sizes, 7, 100)).isEqualTo(sample(sizes, 7, 100));
     }
 
     @Test

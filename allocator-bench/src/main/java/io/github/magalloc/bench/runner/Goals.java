@@ -8,9 +8,9 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * Checks the performance goals (the table in docs/benchmarks.md) against the measured rows and prints one line per configuration: the measured
- * value, the bound, and met / NOT met. A goal with no matching rows says "not measured". Nothing here is a
- * number from anywhere but the results; short runs make the verdicts indicative only.
+ * Checks the performance goals (the table in docs/benchmarks.md) against the measured rows and prints one line per
+ * configuration: the measured value, the bound, and met / NOT met. A goal with no matching rows says "not
+ * measured". Nothing here is a number from anywhere but the results; short runs make the verdicts indicative only.
  */
 final class Goals {
     private static final String MAGALLOC = "MAGALLOC";
