@@ -10,7 +10,10 @@ import java.util.concurrent.CyclicBarrier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Hazards 5 and 6 under contention: one shared magazine, several threads. */
+/**
+ * Two hazards of the list in docs/reliability.md, under contention (one shared magazine, several threads): NIO
+ * buffer state shared by the buffers of one slab (5), and a fallback to unpooled buffers (6).
+ */
 class SharedPathTest {
     static final int THREADS = 4;
     private static final int ROUNDS = 20_000;
@@ -18,7 +21,7 @@ class SharedPathTest {
     /**
      * Hazard 6: threads contending for one shared magazine wait for it; every buffer they get is a pooled magalloc
      * buffer (no unpooled fallback), and only a handful of slabs is ever taken. Each thread keeps a window of
-     * 64 live buffers, as a proxy does (an empty window is {@link SharedMagazineContentionKnownBugTest}).
+     * 64 live buffers, as a proxy does (an empty window is {@link SharedMagazineContentionTest}).
      */
     @Test
     void contentionNeverFallsBackToUnpooled() throws Exception {

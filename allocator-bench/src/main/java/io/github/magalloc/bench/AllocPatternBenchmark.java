@@ -1,5 +1,7 @@
 package io.github.magalloc.bench;
 
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.SizeDistribution;
 import io.netty.buffer.ByteBuf;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -54,8 +56,8 @@ public class AllocPatternBenchmark {
     @Setup(Level.Trial)
     public void setup(AllocatorState state) {
         state.verifyWorker();
-        sizes = SizeDistribution.table(distribution.name());
-        slotOrder = shuffledRounds(maxLive, Math.max(1, SizeDistribution.TABLE_SIZE / maxLive));
+        sizes = SizeTable.of(distribution.name());
+        slotOrder = shuffledRounds(maxLive, Math.max(1, SizeTable.LENGTH / maxLive));
         live = new ByteBuf[maxLive];
         liveSizes = new int[maxLive];
         for (int i = 0; i < maxLive; i++) {
@@ -122,7 +124,7 @@ public class AllocPatternBenchmark {
 
     /** Slot order: {@code rounds} random permutations of 0..slots-1, seeded (the same for every allocator). */
     public static int[] shuffledRounds(int slots, int rounds) {
-        SplittableRandom random = new SplittableRandom(SizeDistribution.SEED + slots);
+        SplittableRandom random = new SplittableRandom(SizeTable.SEED + slots);
         int[] order = new int[slots * rounds];
         for (int r = 0; r < rounds; r++) {
             int base = r * slots;

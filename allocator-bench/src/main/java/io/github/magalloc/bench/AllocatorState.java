@@ -1,5 +1,6 @@
 package io.github.magalloc.bench;
 
+import io.github.magalloc.workload.AllocatorKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.openjdk.jmh.annotations.Level;

@@ -1,5 +1,6 @@
 package io.github.magalloc.bench;
 
+import io.github.magalloc.workload.SizeDistribution;
 import io.netty.buffer.ByteBuf;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -46,7 +47,7 @@ public class ConcurrentBenchmark {
     @Setup(Level.Trial)
     public void setup(AllocatorState state) {
         state.verifyWorker();
-        sizes = SizeDistribution.table(size);
+        sizes = SizeTable.of(size);
         for (int i = 0; i < WINDOW; i++) {
             window[i] = state.allocate(sizes[i]);
         }

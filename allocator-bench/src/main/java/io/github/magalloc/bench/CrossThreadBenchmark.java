@@ -1,5 +1,6 @@
 package io.github.magalloc.bench;
 
+import io.github.magalloc.workload.SizeDistribution;
 import io.netty.buffer.ByteBuf;
 import org.jctools.queues.SpscArrayQueue;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -65,7 +66,7 @@ public class CrossThreadBenchmark {
     @Setup(Level.Trial)
     public void setup() {
         queue = new SpscArrayQueue<>(QUEUE_CAPACITY);
-        sizes = SizeDistribution.table(size);
+        sizes = SizeTable.of(size);
     }
 
     @Benchmark

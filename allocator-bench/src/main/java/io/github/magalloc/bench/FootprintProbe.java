@@ -1,5 +1,7 @@
 package io.github.magalloc.bench;
 
+import io.github.magalloc.workload.Rss;
+
 /**
  * Hands footprint snapshots from benchmark workers to {@link FootprintProfiler}. Workers record in their
  * iteration teardown, while their live buffers still exist (on the last iteration the trial teardown releases

@@ -25,8 +25,8 @@ class AllocPatternBenchmarkTest {
     void slotOrderLengthNeverSharesAPeriodWithTheSizeTable() {
         // Otherwise a slot would get the same size back every round (a trivially reusable free slot).
         for (int maxLive : new int[] {128, 1024, 8192, 65536}) {
-            int length = maxLive * Math.max(1, SizeDistribution.TABLE_SIZE / maxLive);
-            assertThat(gcd(length, SizeDistribution.TABLE_SIZE)).as("maxLive %d", maxLive).isEqualTo(1);
+            int length = maxLive * Math.max(1, SizeTable.LENGTH / maxLive);
+            assertThat(gcd(length, SizeTable.LENGTH)).as("maxLive %d", maxLive).isEqualTo(1);
         }
     }
 

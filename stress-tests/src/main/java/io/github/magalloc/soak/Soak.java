@@ -2,6 +2,7 @@ package io.github.magalloc.soak;
 
 import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.MagazineByteBufAllocatorMetric;
+import io.github.magalloc.workload.SizeDistribution;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ResourceLeakDetector;
 import io.netty.util.ResourceLeakDetectorFactory;

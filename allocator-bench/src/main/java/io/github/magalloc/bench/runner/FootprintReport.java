@@ -1,10 +1,11 @@
 package io.github.magalloc.bench.runner;
 
 import io.github.magalloc.bench.AllocPatternBenchmark;
-import io.github.magalloc.bench.AllocatorKind;
-import io.github.magalloc.bench.Rss;
-import io.github.magalloc.bench.SizeDistribution;
+import io.github.magalloc.bench.SizeTable;
 import io.github.magalloc.bench.Workers;
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.Rss;
+import io.github.magalloc.workload.SizeDistribution;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.DefaultEventExecutor;
@@ -57,7 +58,7 @@ public final class FootprintReport {
     private static List<String> run(AllocatorKind kind, ByteBufAllocator allocator, Workers workers,
             SizeDistribution distribution, int live, boolean direct) {
         workers.verify(kind, allocator);
-        int[] sizes = SizeDistribution.table(distribution.name());
+        int[] sizes = SizeTable.of(distribution.name());
         ByteBuf[] buffers = new ByteBuf[live];
         int[] liveSizes = new int[live];
         int cursor = 0;

@@ -8,9 +8,9 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * Checks the issue's goals against the measured rows and prints one line per configuration: the measured
- * value, the bound, and met / NOT met. A goal with no matching rows says "not measured". Nothing here is a
- * number from anywhere but the results; short runs make the verdicts indicative only.
+ * Checks the performance goals (the table in docs/benchmarks.md) against the measured rows and prints one line per
+ * configuration: the measured value, the bound, and met / NOT met. A goal with no matching rows says "not
+ * measured". Nothing here is a number from anywhere but the results; short runs make the verdicts indicative only.
  */
 final class Goals {
     private static final String MAGALLOC = "MAGALLOC";
@@ -25,7 +25,7 @@ final class Goals {
     }
 
     void print(PrintStream out) {
-        out.println("Goals (from the issue), per measured configuration:");
+        out.println("Goals (docs/benchmarks.md), per measured configuration:");
         Set<String> headline = Set.of("SOCKET_PROXY", "API_GATEWAY");
         Set<String> lives = Set.of("1024", "8192");
 
@@ -34,18 +34,18 @@ final class Goals {
                 b -> b.name().equals("AllocPattern") && headline.contains(b.param("distribution"))
                         && lives.contains(b.param("maxLive")),
                 r -> {
-                    check(out, r, "vs ADAPTIVE", ResultTable.ratio(results, r, "ADAPTIVE"), 0.60, false);
-                    check(out, r, "vs POOLED", ResultTable.ratio(results, r, "POOLED"), 0.35, false);
+                    check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), 0.60, false);
+                    check(out, r, "vs POOLED", JmhResultTable.ratio(results, r, "POOLED"), 0.35, false);
                 });
         section(out, "G2 FixedSize 256 B direct: <= 0.60x adaptive ns/op",
                 b -> b.name().equals("FixedSize") && "256".equals(b.param("size")) && "true".equals(b.param("direct")),
-                r -> check(out, r, "vs ADAPTIVE", ResultTable.ratio(results, r, "ADAPTIVE"), 0.60, false));
+                r -> check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), 0.60, false));
         section(out, "G3 CrossThread: >= 2x adaptive's producer throughput",
                 b -> b.name().startsWith("CrossThread"),
-                r -> check(out, r, "vs ADAPTIVE", ResultTable.ratio(results, r, "ADAPTIVE"), 2.0, true));
+                r -> check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), 2.0, true));
         section(out, "G4 Plain threads: magalloc no slower than adaptive in any benchmark",
                 b -> b.workers().equals("PLAIN"),
-                r -> check(out, r, "vs ADAPTIVE", ResultTable.ratio(results, r, "ADAPTIVE"), 1.0,
+                r -> check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), 1.0,
                         r.higherIsBetter()));
         section(out, "G5 gc.alloc.rate.norm < 1 B/op on every pooled magalloc path "
                         + "(rows above magalloc's largest pooled size are expected to miss)",
@@ -70,7 +70,7 @@ final class Goals {
                     if (r.secondary("mem.used") < r.secondary("mem.live")) {
                         // Live buffers occupy memory: a pool reporting less is not counting them.
                         missed++;
-                        line(out, r, "used/live", ResultTable.fmt(r.secondary("mem.used/live"))
+                        line(out, r, "used/live", JmhResultTable.fmt(r.secondary("mem.used/live"))
                                 + " NOT met: INVALID metric, used memory below the live bytes");
                         return;
                     }
@@ -112,7 +112,7 @@ final class Goals {
             return;
         }
         verdict(out, r, what, value, atLeast ? value >= bound : value <= bound,
-                (atLeast ? ">= " : "<= ") + ResultTable.fmt(bound) + "x");
+                (atLeast ? ">= " : "<= ") + JmhResultTable.fmt(bound) + "x");
     }
 
     private void verdict(PrintStream out, BenchResult r, String what, double value, boolean ok, String bound) {
@@ -121,7 +121,7 @@ final class Goals {
         } else {
             missed++;
         }
-        line(out, r, what, String.format(Locale.ROOT, "%s (goal %s) %s", ResultTable.fmt(value), bound,
+        line(out, r, what, String.format(Locale.ROOT, "%s (goal %s) %s", JmhResultTable.fmt(value), bound,
                 ok ? "met" : "NOT met"));
     }
 

@@ -1,10 +1,10 @@
 package io.github.magalloc.bench.runner;
 
-import io.github.magalloc.bench.AllocatorKind;
 import io.github.magalloc.bench.BenchJvm;
 import io.github.magalloc.bench.FootprintProfiler;
-import io.github.magalloc.bench.SizeDistribution;
 import io.github.magalloc.bench.Workers;
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.SizeDistribution;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
@@ -176,7 +176,7 @@ public final class SideBySide {
             }
         }
         console.println();
-        new ResultTable(results).print(console);
+        new JmhResultTable(results).print(console);
         console.println();
         new Goals(results).print(console);
         if (only == null || only.matcher("Footprint").find()) {
@@ -250,7 +250,7 @@ public final class SideBySide {
                 double live = Double.parseDouble(c[6]);
                 double used = Double.parseDouble(c[7]);
                 table.add(c[0], c[1], c[2], c[3], c[5], mib(live), mib(used),
-                        live == 0 ? "-" : ResultTable.fmt(used / live) + "x", mib(Double.parseDouble(c[8])), c[9]);
+                        live == 0 ? "-" : JmhResultTable.fmt(used / live) + "x", mib(Double.parseDouble(c[8])), c[9]);
                 rows++;
             }
             if (exit != 0 || rows == 0) {
@@ -285,7 +285,7 @@ public final class SideBySide {
     }
 
     private static String mib(double bytes) {
-        return bytes < 0 ? "-" : ResultTable.fmt(bytes / (1 << 20));
+        return bytes < 0 ? "-" : JmhResultTable.fmt(bytes / (1 << 20));
     }
 
     /**

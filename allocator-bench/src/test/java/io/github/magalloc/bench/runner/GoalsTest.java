@@ -78,7 +78,7 @@ class GoalsTest {
     @Test
     void tableShowsRatioToAdaptive() {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        new ResultTable(parse(fixed("MAGALLOC", 10.0, 0.0), fixed("ADAPTIVE", 20.0, 0.0)))
+        new JmhResultTable(parse(fixed("MAGALLOC", 10.0, 0.0), fixed("ADAPTIVE", 20.0, 0.0)))
                 .print(new PrintStream(bytes, true, StandardCharsets.UTF_8));
         String table = bytes.toString(StandardCharsets.UTF_8);
         assertThat(table).containsPattern("MAGALLOC +10\\.00 +- +ns/op +0\\.00 +0\\.50x +lower");

@@ -1,0 +1,152 @@
+package io.github.magalloc.e2e;
+
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.Rss;
+import io.github.magalloc.workload.SizeDistribution;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.GlobalEventExecutor;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The HTTP/1.1 server (see {@link HttpServerHandler}) on one event-loop group and, in proxy mode, a {@link TcpProxy} in
+ * front of it whose front end and backend connections use two further groups. Every group's threads are counted for
+ * allocation. {@link #main} runs it as its own process for the runner.
+ */
+public final class E2eServer implements AutoCloseable {
+    /** Request bodies above 1 MiB are refused; responses are never larger. */
+    static final int MAX_CONTENT = 2 * SizeDistribution.MAX_SIZE;
+
+    private final ByteBufAllocator alloc;
+    private final JvmProbes probes = new JvmProbes();
+    private final LongAdder served = new LongAdder();
+    private final ChannelGroup openChannels = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private final List<EventLoopGroup> groups = new ArrayList<>();
+    private final Channel httpChannel;
+    private final TcpProxy proxy;
+
+    private E2eServer(ByteBufAllocator alloc, Transport transport, int threads, boolean withProxy)
+            throws InterruptedException {
+        this.alloc = alloc;
+        EventLoopGroup httpGroup = group(transport, threads, "e2e-http");
+        httpChannel = new ServerBootstrap()
+                .group(httpGroup)
+                .channel(transport.serverChannel())
+                .option(ChannelOption.ALLOCATOR, alloc)
+                .childOption(ChannelOption.ALLOCATOR, alloc)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        openChannels.add(ch);
+                        ch.pipeline().addLast(new HttpServerCodec(),
+                                new HttpObjectAggregator(MAX_CONTENT),
+                                new HttpServerHandler(served, E2eServer.this::stats));
+                    }
+                })
+                .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+        if (withProxy) {
+            proxy = TcpProxy.start(transport, alloc, group(transport, threads, "e2e-proxy-front"),
+                    group(transport, threads, "e2e-proxy-back"), new InetSocketAddress("127.0.0.1", 0),
+                    httpChannel.localAddress(), openChannels);
+        } else {
+            proxy = null;
+        }
+    }
+
+    public static E2eServer start(ByteBufAllocator alloc, Transport transport, int threads, boolean withProxy)
+            throws InterruptedException {
+        return new E2eServer(alloc, transport, threads, withProxy);
+    }
+
+    private EventLoopGroup group(Transport transport, int threads, String name) {
+        EventLoopGroup g = transport.newGroup(threads, probes.threadFactory(name));
+        groups.add(g);
+        return g;
+    }
+
+    public int httpPort() {
+        return ((InetSocketAddress) httpChannel.localAddress()).getPort();
+    }
+
+    /** Where load goes: the proxy in proxy mode, the HTTP server otherwise. */
+    public int port() {
+        return proxy != null ? ((InetSocketAddress) proxy.localAddress()).getPort() : httpPort();
+    }
+
+    public ByteBufAllocator allocator() {
+        return alloc;
+    }
+
+    public TcpProxy proxy() {
+        return proxy;
+    }
+
+    public List<EventLoopGroup> groups() {
+        return groups;
+    }
+
+    public long openConnections() {
+        return openChannels.size();
+    }
+
+    public ServerStats stats() {
+        return new ServerStats(served.sum(), probes.allocatedBytes(), JvmProbes.gcCount(), JvmProbes.gcMillis(),
+                Rss.bytes(), AllocatorKind.usedMemory(alloc), openConnections(),
+                proxy != null ? proxy.crossThreadReleases() : 0, proxy != null ? proxy.sameThreadReleases() : 0);
+    }
+
+    @Override
+    public void close() {
+        if (proxy != null) {
+            proxy.close();
+        }
+        httpChannel.close().syncUninterruptibly();
+        openChannels.close().awaitUninterruptibly(10, TimeUnit.SECONDS);
+        for (EventLoopGroup g : groups) {
+            g.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+        }
+        for (EventLoopGroup g : groups) {
+            g.terminationFuture().awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Runs the server until its standard input closes (so it never outlives the runner that started it) or it gets
+     * SIGTERM. Prints one line "READY port=P admin=A allocator=... transport=..." when it accepts connections.
+     * Arguments: --allocator magalloc|adaptive|pooled|unpooled, --transport nio|epoll, --threads N, --mode direct|proxy.
+     */
+    public static void main(String[] args) throws Exception {
+        Args a = new Args(args);
+        AllocatorKind kind = AllocatorKind.parse(a.get("allocator", "magalloc"));
+        Transport transport = Transport.resolve(a.get("transport", "nio"));
+        int threads = a.getInt("threads", 1);
+        boolean withProxy = a.get("mode", "direct").equalsIgnoreCase("proxy");
+        a.rejectUnknown();
+
+        // Direct buffers preferred, as Netty's own defaults do on a platform with direct memory.
+        ByteBufAllocator alloc = kind.create(true);
+        E2eServer server = start(alloc, transport, threads, withProxy);
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "e2e-server-shutdown"));
+        System.out.printf("READY port=%d admin=%d allocator=%s transport=%s class=%s%n", server.port(),
+                server.httpPort(), kind.label(), transport.name().toLowerCase(java.util.Locale.ROOT), alloc.getClass().getName());
+        System.out.flush();
+        while (System.in.read() >= 0) {
+            // wait for EOF
+        }
+        System.exit(0);
+    }
+}

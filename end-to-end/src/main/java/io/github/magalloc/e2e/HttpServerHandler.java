@@ -1,0 +1,103 @@
+package io.github.magalloc.e2e;
+
+import io.github.magalloc.workload.SizeDistribution;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * POST /echo answers with the request body itself; GET /gen answers with {@link Payload} for the x-size and x-seed
+ * headers, in a buffer from the channel's allocator; GET /stats answers with {@link ServerStats}. Responses are written
+ * per request and flushed per read batch, so pipelined requests share a flush.
+ */
+final class HttpServerHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    static final String SIZE_HEADER = "x-size";
+    static final String SEED_HEADER = "x-seed";
+
+    private final LongAdder served;
+    private final Supplier<ServerStats> stats;
+
+    HttpServerHandler(LongAdder served, Supplier<ServerStats> stats) {
+        this.served = served;
+        this.stats = stats;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+        FullHttpResponse resp;
+        String path = req.uri();
+        if (req.method() == HttpMethod.POST && path.equals("/echo")) {
+            resp = ok(req.content().retain()); // the request's own buffer goes back out
+            served.increment();
+        } else if (req.method() == HttpMethod.GET && path.equals("/gen")) {
+            resp = generate(ctx, req);
+            served.increment();
+        } else if (req.method() == HttpMethod.GET && path.equals("/stats")) {
+            resp = ok(ByteBufUtil.writeAscii(ctx.alloc(), stats.get().toText()));
+        } else {
+            resp = status(ctx, HttpResponseStatus.NOT_FOUND, "no route " + req.method() + " " + path);
+        }
+        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        if (!keepAlive) {
+            resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+            ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            ctx.write(resp, ctx.voidPromise());
+        }
+    }
+
+    private static FullHttpResponse generate(ChannelHandlerContext ctx, FullHttpRequest req) {
+        int size;
+        long seed;
+        try {
+            size = Integer.parseInt(req.headers().get(SIZE_HEADER));
+            seed = Long.parseLong(req.headers().get(SEED_HEADER));
+        } catch (RuntimeException e) {
+            return status(ctx, HttpResponseStatus.BAD_REQUEST, "need numeric x-size and x-seed");
+        }
+        if (size < 0 || size > SizeDistribution.MAX_SIZE) {
+            return status(ctx, HttpResponseStatus.BAD_REQUEST, "x-size out of range");
+        }
+        ByteBuf body = ctx.alloc().buffer(size);
+        Payload.fill(body, seed, size);
+        return ok(body);
+    }
+
+    private static FullHttpResponse ok(ByteBuf body) {
+        FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
+        resp.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
+        return resp;
+    }
+
+    private static FullHttpResponse status(ChannelHandlerContext ctx, HttpResponseStatus status, String text) {
+        FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
+                ByteBufUtil.writeAscii(ctx.alloc(), text));
+        resp.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, resp.content().readableBytes());
+        return resp;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        System.err.println("server: closing " + ctx.channel() + " after " + cause);
+        ctx.close();
+    }
+}
