@@ -10,9 +10,9 @@ import java.nio.ByteOrder;
  * One block of memory taken from the system: a {@code byte[]} for heap pools, a direct {@link ByteBuffer} for
  * direct pools. Chunks cut slabs into buffers; empty ones wait in the {@link ReusePool}.
  *
- * <p>The direct {@link #buffer} is shared by every buffer cut from the slab and is used with absolute
- * operations only: its position and limit are never changed (hazard 5 of the brief), so it needs no copy per
- * buffer and no lock.
+ * <p>The direct {@link #buffer} is shared by every buffer cut from the slab, used by their threads at the same
+ * time, so it is used with absolute operations only: its position and limit are never changed (a relative
+ * operation on one thread would move them under another's feet), and it needs no copy per buffer and no lock.
  */
 final class Slab {
     final int size;
