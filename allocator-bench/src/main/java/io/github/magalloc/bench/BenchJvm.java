@@ -19,7 +19,7 @@ public final class BenchJvm {
     public static final String NO_LEAK_DETECTION = "-Dio.netty.leakDetection.level=disabled";
     /**
      * Netty's recommended pair for direct buffers without a Cleaner (JDK 9+); without it JDK 17 frees every
-     * unpooled direct buffer through a Cleaner. JDK 24+ still gets no sun.misc.Unsafe from Netty by default
+     * unpooled direct buffer through a Cleaner. JDK 25+ still gets no sun.misc.Unsafe from Netty by default
      * (add -Dio.netty.noUnsafe=false through the runner's --jvm-arg to compare with it); the runner prints which.
      */
     public static final String REFLECTION = "-Dio.netty.tryReflectionSetAccessible=true";

@@ -37,7 +37,8 @@ import java.util.regex.Pattern;
  * on 2 cores; indicative only. {@code --full}: every benchmark with every param, both thread kinds, 2 forks and
  * the iterations of the annotations (3 warmup + 5 measurement of 1 s); hours. {@code --report}: the quick
  * selection with 2 forks and the annotations' iterations (about 10 minutes): the run docs/benchmarks.md quotes.
- * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there.
+ * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there, and
+ * a chart of magalloc's ratios ({@link RatioChart}) to {@code ratios.svg}.
  *
  * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--jvm-arg ARG]...};
  * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP} or {@code Footprint};
@@ -177,6 +178,10 @@ public final class SideBySide {
         }
         console.println();
         new JmhResultTable(results).print(console);
+        Path chart = out.resolve("ratios.svg");
+        RatioChart.write(results, (full ? "full" : report ? "report" : "quick") + " run, " + forks + " fork(s), "
+                + java.time.LocalDate.now(java.time.ZoneOffset.UTC), chart);
+        console.println("Chart of magalloc's ratio to each Netty allocator: " + chart.toAbsolutePath());
         console.println();
         new Goals(results).print(console);
         if (only == null || only.matcher("Footprint").find()) {
