@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
 /**
  * A magalloc buffer in a direct slab, accessed through absolute operations on the slab's shared
  * {@link ByteBuffer} (big-endian; little-endian values are byte-swapped). This is the path when Netty cannot use
- * {@code Unsafe}, as on JDK 24+ by default; {@link UnsafeDirectMagByteBuf} overrides the primitives otherwise.
+ * {@code Unsafe}, as on JDK 25+ by default; {@link UnsafeDirectMagByteBuf} overrides the primitives otherwise.
  */
 class DirectMagByteBuf extends MagByteBuf {
     private static final int STREAM_COPY_CHUNK = 8192;
