@@ -69,10 +69,8 @@ class JfrEventsTest {
         Path file = dir.resolve("magalloc.jfr");
         Thread eventLoop;
         Thread attached;
-        try (Recording recording = new Recording()) {
-            for (String name : ALL_EVENTS) {
-                recording.enable(name);
-            }
+        // The settings file docs/observability.md tells users to record with.
+        try (Recording recording = new Recording(Configuration.create(Path.of("..", "docs", "magalloc.jfc")))) {
             recording.start();
             eventLoop = eventLoopThatEndsHoldingOneBuffer(alloc);
             reuseFromTheSharedMagazines(alloc);
