@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -238,6 +239,44 @@ class JfrEventsTest {
             "magalloc.MagazineEnded");
         // Not triggered here (it needs exhausted memory); on by default like the three above.
         assertThat(MemoryExhaustedEvent.class.getAnnotation(Enabled.class).value()).isTrue();
+    }
+
+    /**
+     * A runtime image without the jdk.jfr module (jlink): the allocator must work and load no event class. Runs
+     * {@link WithoutJfr} in a JVM started with {@code --limit-modules}, which hides jdk.jfr as such an image would.
+     */
+    @Test
+    void withoutTheJfrModuleNoEventClassIsLoaded() throws Exception {
+        String javaCommand = ProcessHandle.current().info().command().orElseThrow();
+        Process child = new ProcessBuilder(javaCommand, "--limit-modules", "java.base,java.logging,jdk.unsupported",
+            "-verbose:class", "-cp", System.getProperty("java.class.path"), WithoutJfr.class.getName())
+            .redirectErrorStream(true)
+            .start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(1, TimeUnit.MINUTES)).isTrue();
+        assertThat(child.exitValue()).as(output).isZero();
+        assertThat(output).contains("io.github.magalloc.JfrEvents ").contains("every slow path taken")
+            .doesNotContainPattern("io\\.github\\.magalloc\\.\\w+Event ");
+    }
+
+    /** Takes every slow path the recorded run takes; see {@link #withoutTheJfrModuleNoEventClassIsLoaded}. */
+    static final class WithoutJfr {
+        public static void main(String[] args) throws Exception {
+            if (JfrEvents.available()) {
+                throw new AssertionError("jdk.jfr is visible");
+            }
+            MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+            eventLoopThatEndsHoldingOneBuffer(alloc);
+            reuseFromTheSharedMagazines(alloc);
+            largeAndHuge(alloc);
+            attachedThreadThatDies(alloc);
+            alloc.heapBuffer(SMALL).release();
+            alloc.trim();
+            if (alloc.metric().usedDirectMemory() != 0 || alloc.metric().usedHeapMemory() != 0) {
+                throw new AssertionError(alloc.metric().toString());
+            }
+            System.out.println("every slow path taken");
+        }
     }
 
     // ------------------------------------------------------------------ the run
