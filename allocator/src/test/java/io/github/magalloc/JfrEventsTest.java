@@ -59,7 +59,7 @@ class JfrEventsTest {
     @Test
     void everySlowPathIsRecordedWithItsFields(@TempDir Path dir) throws Exception {
         // Before the recording starts, as in a server where someone starts one later (jcmd JFR.start): the event
-        // classes are loaded and registered before the recording exists.
+        // classes are loaded before the recording exists.
         MagazineByteBufAllocator before = MagazineByteBufAllocator.builder().build();
         before.directBuffer(SMALL).release();
         before.trim();
