@@ -384,7 +384,7 @@ final class Magazine extends MagazinePad {
         int size = noteLargeRequest(initialCapacity);
         int offset = bumpLarge(size);
         if (offset < 0) {
-            Slab pooled = pool.reuse.pollSlabAtLeast(largeChunkSize(size));
+            Slab pooled = pool.takePooledLargeSlab(largeChunkSize(size));
             if (pooled == null) {
                 return false;
             }
@@ -476,7 +476,8 @@ final class Magazine extends MagazinePad {
             svOwnerThreadId(SHARED);
             pool.metrics.magazinesAbandoned.incrementAndGet();
             // Counted before any chunk can be retired (only the lock holder, us, can retire): retire subtracts.
-            pool.metrics.abandonedChunkBytes.addAndGet(chunkBytes());
+            long heldBytes = chunkBytes();
+            pool.metrics.abandonedChunkBytes.addAndGet(heldBytes);
             if (objects != null) {
                 objects.close();
             }
@@ -493,6 +494,7 @@ final class Magazine extends MagazinePad {
                 }
             }
             collectAllRemoteReleases(true);
+            JfrEvents.magazineEnded(this, heldBytes);
         } finally {
             unlock();
         }
@@ -517,7 +519,7 @@ final class Magazine extends MagazinePad {
     }
 
     /** Slab bytes of every chunk this magazine holds; owner only. */
-    private long chunkBytes() {
+    long chunkBytes() {
         long bytes = 0;
         for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
             if (current[sizeClass] != null) {

@@ -160,7 +160,7 @@ final class MemoryPool {
     private MagByteBuf allocateHuge(int initialCapacity, int maxCapacity) {
         Magazine magazine = threadMagazine();
         MagByteBuf buf = (magazine != null ? magazine.objects : plainThreadObjects.get()).take();
-        Slab slab = allocateSlab(initialCapacity);
+        Slab slab = allocateSlab(initialCapacity, false);
         metrics.hugeBytes.addAndGet(slab.size);
         buf.init(new HugeChunk(slab, this), -1, 0, slab.size, initialCapacity, maxCapacity);
         return buf;
@@ -215,16 +215,21 @@ final class MemoryPool {
         if (chunk != null) {
             chunk.magazine = magazine;
             metrics.chunkActivated(sizeClass);
+            JfrEvents.reusePoolTake(this, sizeClass, chunk.slab, true);
+            JfrEvents.chunkActivated(this, chunk, magazine, true);
             return chunk;
         }
         Slab slab = reuse.pollSlabFor(sizeClass);
+        JfrEvents.reusePoolTake(this, sizeClass, slab, false);
         return slab == null ? null : newChunk(magazine, sizeClass, slab);
     }
 
     /** A new chunk for {@code sizeClass} owned by {@code magazine} on {@code slab}. */
     SizeClassChunk newChunk(Magazine magazine, int sizeClass, Slab slab) {
         metrics.chunkActivated(sizeClass);
-        return new SizeClassChunk(slab, this, magazine, sizeClass);
+        SizeClassChunk chunk = new SizeClassChunk(slab, this, magazine, sizeClass);
+        JfrEvents.chunkActivated(this, chunk, magazine, false);
+        return chunk;
     }
 
     /** Gives an entirely free chunk back: to the reuse pool as it is, or its slab to the system. */
@@ -232,9 +237,11 @@ final class MemoryPool {
         // No buffer holds a segment, so nobody reads the magazine; forgetting it lets an abandoned one be collected.
         chunk.magazine = null;
         metrics.chunkRetired(chunk.sizeClass);
-        if (!reuse.offerChunk(chunk)) {
+        boolean pooled = reuse.offerChunk(chunk);
+        if (!pooled) {
             freeSlab(chunk.slab);
         }
+        JfrEvents.chunkRetired(this, chunk, pooled);
     }
 
     /**
@@ -242,8 +249,15 @@ final class MemoryPool {
      * keeps slabs of sizes no longer asked for from sitting in the pool.
      */
     Slab takeLargeSlab(int size) {
-        Slab slab = reuse.pollSlabAtLeast(size);
+        Slab slab = takePooledLargeSlab(size);
         return slab != null ? slab : allocateSlab(size);
+    }
+
+    /** A pooled empty slab of at least {@code size} bytes for a large chunk, or null. */
+    Slab takePooledLargeSlab(int size) {
+        Slab slab = reuse.pollSlabAtLeast(size);
+        JfrEvents.reusePoolTake(this, -1, slab, false);
+        return slab;
     }
 
     /** Returns an empty large-chunk slab to the reuse pool, or to the system when the pool is at its budget. */
@@ -254,32 +268,55 @@ final class MemoryPool {
     }
 
     void freeSlab(Slab slab) {
-        slab.free();
-        metrics.reservedBytes.addAndGet(-slab.size);
-        metrics.slabsFreed.incrementAndGet();
+        freeSlab(slab, true);
     }
 
     void freeHugeSlab(Slab slab) {
         metrics.hugeBytes.addAndGet(-slab.size);
-        freeSlab(slab);
+        freeSlab(slab, false);
     }
 
-    /** A slab from the system; on exhaustion, frees the pooled slabs and tries once more, then throws. */
+    /** {@code pooled} is false for the memory of one huge buffer. */
+    private void freeSlab(Slab slab, boolean pooled) {
+        slab.free();
+        metrics.reservedBytes.addAndGet(-slab.size);
+        metrics.slabsFreed.incrementAndGet();
+        JfrEvents.slabFreed(this, slab, pooled);
+    }
+
+    /** A slab from the system for chunks; see {@link #allocateSlab(int, boolean)}. */
     Slab allocateSlab(int size) {
+        return allocateSlab(size, true);
+    }
+
+    /**
+     * A slab from the system ({@code pooled} is false for the memory of one huge buffer); on exhaustion, frees the
+     * pooled slabs and tries once more, then throws.
+     */
+    private Slab allocateSlab(int size, boolean pooled) {
         Slab slab;
         try {
             slab = newSlab(size);
         } catch (OutOfMemoryError first) {
-            // Free slabs we pool are ours to give back before we give up.
-            freePooledSlabs();
-            try {
-                slab = newSlab(size);
-            } catch (OutOfMemoryError second) {
-                throw outOfMemory(size, second);
-            }
+            slab = retryAfterFreeingPooledSlabs(size, first);
         }
         metrics.reservedBytes.addAndGet(slab.size);
         metrics.slabsAllocated.incrementAndGet();
+        JfrEvents.slabAllocated(this, slab, pooled);
+        return slab;
+    }
+
+    private Slab retryAfterFreeingPooledSlabs(int size, OutOfMemoryError first) {
+        // Free slabs we pool are ours to give back before we give up.
+        long freedBytes = freePooledSlabs();
+        Slab slab;
+        try {
+            slab = newSlab(size);
+        } catch (OutOfMemoryError second) {
+            JfrEvents.memoryExhausted(this, size, freedBytes, false, first);
+            throw outOfMemory(size, second);
+        }
+        JfrEvents.memoryExhausted(this, size, freedBytes, true, first);
         return slab;
     }
 
@@ -289,14 +326,18 @@ final class MemoryPool {
 
     private OutOfMemoryError outOfMemory(int size, OutOfMemoryError cause) {
         String limit = direct
-            ? "max direct memory " + PlatformDependent.maxDirectMemory() + " bytes (-XX:MaxDirectMemorySize or "
-              + "-Dio.netty.maxDirectMemory)"
-            : "max heap " + Runtime.getRuntime().maxMemory() + " bytes (-Xmx)";
+            ? "max direct memory " + memoryLimit() + " bytes (-XX:MaxDirectMemorySize or -Dio.netty.maxDirectMemory)"
+            : "max heap " + memoryLimit() + " bytes (-Xmx)";
         OutOfMemoryError error = new OutOfMemoryError("magalloc: cannot allocate " + size + " bytes of "
             + (direct ? "direct" : "heap") + " memory; " + limit + "; magalloc holds "
             + metrics.reservedBytes.get() + " bytes (" + cause.getMessage() + ")");
         error.initCause(cause);
         return error;
+    }
+
+    /** The JVM's limit for this pool's memory: max direct memory as Netty sees it, or max heap. */
+    long memoryLimit() {
+        return direct ? PlatformDependent.maxDirectMemory() : Runtime.getRuntime().maxMemory();
     }
 
     int largeChunkSizeFor(int size, int averageSize) {
@@ -314,6 +355,7 @@ final class MemoryPool {
         reapDeadThreadMagazines();
         Magazine magazine = Magazine.ofThread(this, Thread.currentThread());
         liveThreadMagazines.add(magazine);
+        JfrEvents.magazineCreated(this);
         return magazine;
     }
 
@@ -328,24 +370,32 @@ final class MemoryPool {
         threadMagazines.remove();
     }
 
-    /** Ends a thread's magazine ({@link Magazine#abandon}); runs once, on the owner or after it died. */
-    private void close(Magazine magazine) {
+    /**
+     * Ends a thread's magazine ({@link Magazine#abandon}); runs once, on the owner or after it died. Returns whether
+     * this call ended it.
+     */
+    private boolean close(Magazine magazine) {
         if (liveThreadMagazines.remove(magazine)) {
             magazine.abandon();
+            return true;
         }
+        return false;
     }
 
     /**
      * Abandons the magazines of threads that died without cleaning up their thread locals. A terminated thread's
-     * writes happen-before {@code isAlive()} returning false; a thread already collected is dead too.
+     * writes happen-before {@code isAlive()} returning false; a thread already collected is dead too. Returns how
+     * many this call ended.
      */
-    void reapDeadThreadMagazines() {
+    int reapDeadThreadMagazines() {
+        int ended = 0;
         for (Magazine magazine : liveThreadMagazines) {
             Thread owner = magazine.ownerThread.get();
-            if (owner == null || !owner.isAlive()) {
-                close(magazine);
+            if ((owner == null || !owner.isAlive()) && close(magazine)) {
+                ended++;
             }
         }
+        return ended;
     }
 
     /**
@@ -353,7 +403,7 @@ final class MemoryPool {
      * chunks now, thread-local magazines at their next refill (their owner-only lists cannot be touched here).
      */
     void trim() {
-        reapDeadThreadMagazines();
+        int reaped = reapDeadThreadMagazines();
         for (Magazine stripe : stripes) {
             stripe.lock();
             try {
@@ -362,17 +412,24 @@ final class MemoryPool {
                 stripe.unlock();
             }
         }
+        int asked = 0;
         for (Magazine magazine : liveThreadMagazines) {
             magazine.trimRequested = true;
+            asked++;
         }
-        freePooledSlabs();
+        long freedBytes = freePooledSlabs();
+        JfrEvents.trimmed(this, freedBytes, reaped, asked);
     }
 
-    private void freePooledSlabs() {
+    /** Gives every slab in the reuse pool back to the system; returns their bytes. */
+    private long freePooledSlabs() {
+        long freedBytes = 0;
         Slab slab;
         while ((slab = reuse.pollAny()) != null) {
             freeSlab(slab);
+            freedBytes += slab.size;
         }
+        return freedBytes;
     }
 
     int liveThreadMagazineCount() {

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.MethodFilter;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
@@ -36,6 +37,23 @@ class RepeatedNettySuitesTest {
         MagazineByteBufAllocatorContractTest.class,
     };
 
+    /**
+     * Netty's {@code test_internalNioBuffer} (once per buffer suite) calls {@code AbstractByteBuf._internalNioBuffer()},
+     * which netty-buffer has only from 4.2.10: against an older Netty ({@code -Pnetty-oldest}) the test itself fails
+     * with NoSuchMethodError, so it is left out here as allocator/pom.xml leaves it out of the surefire run.
+     */
+    private static final boolean INTERNAL_NIO_BUFFER_TESTABLE = hasInternalNioBufferMethod();
+    private static final int INTERNAL_NIO_BUFFER_TESTS = 4;
+
+    private static boolean hasInternalNioBufferMethod() {
+        try {
+            AbstractByteBuf.class.getDeclaredMethod("_internalNioBuffer");
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
     @Test
     @Timeout(value = 15, unit = TimeUnit.MINUTES)
     void nettySuitesPassAgainAndAgainOnOneLongLivedAllocator() {
@@ -55,6 +73,9 @@ class RepeatedNettySuitesTest {
             for (Class<?> suite : SUITES) {
                 request.selectors(selectClass(suite));
             }
+            if (!INTERNAL_NIO_BUFFER_TESTABLE) {
+                request.filters(MethodFilter.excludeMethodNamePatterns(".*#test_internalNioBuffer(\\(\\))?"));
+            }
             LauncherDiscoveryRequest discovery = request.build();
             SummaryGeneratingListener listener = new SummaryGeneratingListener();
             launcher.execute(discovery, listener);
@@ -66,6 +87,8 @@ class RepeatedNettySuitesTest {
             }
         }
         assertThat(failures).isEmpty();
-        assertThat(testsRun).as("tests run in %d repetitions", REPETITIONS).isGreaterThanOrEqualTo(1_689L * REPETITIONS);
+        long perRepetition = 1_689L - (INTERNAL_NIO_BUFFER_TESTABLE ? 0 : INTERNAL_NIO_BUFFER_TESTS);
+        assertThat(testsRun).as("tests run in %d repetitions", REPETITIONS)
+            .isGreaterThanOrEqualTo(perRepetition * REPETITIONS);
     }
 }
