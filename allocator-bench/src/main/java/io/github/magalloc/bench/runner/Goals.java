@@ -79,7 +79,40 @@ final class Goals {
                         check(out, r, "used/live", r.secondary("mem.used/live"), 1.3, false);
                     }
                 });
+        section(out, "G7 FixedSize: <= 1.5x the floor (FloorBenchmark: the least work of any pooled allocator)",
+                b -> b.name().equals("FixedSize"),
+                r -> {
+                    check(out, r, "vs FLOOR", floorRatio(r), 1.5, false);
+                    BenchResult adaptive = sameConfig(r, "ADAPTIVE");
+                    if (adaptive != null && !Double.isNaN(floorRatio(adaptive))) {
+                        line(out, adaptive, "vs FLOOR", JmhResultTable.fmt(floorRatio(adaptive))
+                                + " (for comparison)");
+                    }
+                });
+        section(out, "G8 Pinning (16 KiB-1 MiB, 1 in 100 lives 1,000x longer): used <= 1.5x live bytes",
+                b -> b.name().equals("Pinning"),
+                r -> check(out, r, "used/live", r.secondary("mem.used/live"), 1.5, false));
         out.printf(Locale.ROOT, "Goal checks: %d met, %d NOT met, %d not measured%n", met, missed, unmeasured);
+    }
+
+    /** Score of {@code r} divided by the floor's with the same size and thread count, NaN without a floor row. */
+    private double floorRatio(BenchResult r) {
+        for (BenchResult o : results) {
+            if (o.name().equals("Floor") && o.jmhThreads() == r.jmhThreads()
+                    && o.param("size").equals(r.param("size"))) {
+                return r.score() / o.score();
+            }
+        }
+        return Double.NaN;
+    }
+
+    private BenchResult sameConfig(BenchResult r, String allocator) {
+        for (BenchResult o : results) {
+            if (o.allocator().equals(allocator) && o.configKey().equals(r.configKey())) {
+                return o;
+            }
+        }
+        return null;
     }
 
     private double usedRatioToAdaptive(BenchResult r) {

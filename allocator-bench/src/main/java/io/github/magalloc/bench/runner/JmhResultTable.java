@@ -65,7 +65,7 @@ public final class JmhResultTable {
         out.println("vs ADAPTIVE = score / Netty adaptive's score in the same configuration. "
                 + "ns/op (avgt): lower is better, < 1 beats adaptive. ops/us (thrpt): higher is better, > 1 beats it.");
         out.println("B/op = gc.alloc.rate.norm from -prof gc. used MiB = allocator used memory (heap+direct), live MiB = "
-                + "bytes asked for by live buffers, at the end of each iteration (AllocPattern only).");
+                + "bytes asked for by live buffers, at the end of each iteration (AllocPattern and Pinning only).");
         TextTable table = new TextTable("benchmark", "threads", "t", "params", "allocator", "score", "error",
                 "units", "B/op", "vs ADAPTIVE", "better", "used MiB/live MiB", "used/live");
         for (BenchResult r : results) {

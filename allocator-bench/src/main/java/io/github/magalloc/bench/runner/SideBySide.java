@@ -40,8 +40,10 @@ import java.util.regex.Pattern;
  * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there, and
  * a chart of magalloc's ratios ({@link RatioChart}) to {@code ratios.svg}.
  *
- * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--jvm-arg ARG]...};
+ * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--threads N] [--jvm-arg ARG]...};
  * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP} or {@code Footprint};
+ * {@code --threads N} runs every benchmark with N worker threads (N event loops or N plain threads sharing the
+ * allocator; for CrossThread N/2 producer-consumer pairs), the scaling run: the same command on a bigger machine;
  * {@code --jvm-arg} adds an argument to every benchmark and footprint JVM.
  */
 public final class SideBySide {
@@ -63,13 +65,16 @@ public final class SideBySide {
     private final boolean full;
     private final Path out;
     private final int forks;
+    /** Worker threads per benchmark (--threads); 0 keeps each benchmark's own (1, or 2 for the two-thread ones). */
+    private final int threads;
     /** Quick selection, but with the annotations' iterations and 2 forks (--report). */
     private final boolean report;
     /** Args of every benchmark fork and footprint JVM. */
     private final List<String> jvmArgs;
     private final PrintStream console = System.out;
 
-    private SideBySide(boolean full, boolean report, Path out, int forks, List<String> extraJvmArgs) {
+    private SideBySide(boolean full, boolean report, Path out, int forks, int threads, List<String> extraJvmArgs) {
+        this.threads = threads;
         this.report = report;
         this.full = full;
         this.out = out;
@@ -84,6 +89,7 @@ public final class SideBySide {
         Path out = null;
         Pattern only = null;
         int forks = -1;
+        int threads = 0;
         List<String> extraJvmArgs = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -92,17 +98,22 @@ public final class SideBySide {
                 case "--only": only = Pattern.compile(args[++i]); break;
                 case "--forks": forks = Integer.parseInt(args[++i]); break;
                 case "--report": report = true; break;
+                case "--threads": threads = Integer.parseInt(args[++i]); break;
                 case "--jvm-arg": extraJvmArgs.add(args[++i]); break;
                 default:
                     System.err.println("usage: SideBySide [--full | --report] [--out DIR] [--only REGEX] [--forks N] "
-                            + "[--jvm-arg ARG]...");
+                            + "[--threads N] [--jvm-arg ARG]...");
                     System.exit(2);
             }
         }
         if (out == null) {
             out = Path.of(full ? "results" : "bench-quick");
         }
-        SideBySide runner = new SideBySide(full, report, out, forks > 0 ? forks : full || report ? 2 : 1,
+        if (threads < 0) {
+            System.err.println("--threads must be positive: " + threads);
+            System.exit(2);
+        }
+        SideBySide runner = new SideBySide(full, report, out, forks > 0 ? forks : full || report ? 2 : 1, threads,
                 extraJvmArgs);
         List<Run> runs = new ArrayList<>();
         for (Run run : full ? fullRuns() : quickRuns()) {
@@ -124,6 +135,8 @@ public final class SideBySide {
                         "direct", new String[] {"true"}),
                 run("Growth", Workers.EVENT_LOOP, "allocator", MAIN2, "target", new String[] {"16384"},
                         "direct", new String[] {"true"}),
+                run("Floor", Workers.EVENT_LOOP, "size", new String[] {"256"}),
+                run("Pinning", Workers.EVENT_LOOP, "allocator", MAIN3, "direct", new String[] {"true"}),
                 run("AllocPattern", Workers.PLAIN, "allocator", MAIN2, "distribution", new String[] {"SOCKET_PROXY"},
                         "maxLive", new String[] {"1024"}, "readWrite", new String[] {"false"},
                         "direct", new String[] {"true"}),
@@ -137,7 +150,8 @@ public final class SideBySide {
 
     static List<Run> fullRuns() {
         List<Run> runs = new ArrayList<>();
-        for (String benchmark : List.of("AllocPattern", "FixedSize", "CrossThread", "Concurrent", "Growth")) {
+        for (String benchmark : List.of("AllocPattern", "FixedSize", "Floor", "CrossThread", "Concurrent", "Growth",
+                "Pinning")) {
             for (Workers workers : Workers.values()) {
                 runs.add(new Run(benchmark, workers, Map.of()));
             }
@@ -201,7 +215,7 @@ public final class SideBySide {
         List<String> forkArgs = new ArrayList<>(jvmArgs);
         forkArgs.addAll(run.workers().jvmArgs);
         ChainedOptionsBuilder builder = new OptionsBuilder()
-                .include("\\.bench\\." + run.benchmark() + "Benchmark\\.")
+                .include("\\.bench\\.(floor\\.)?" + run.benchmark() + "Benchmark\\.")
                 .param("threads", run.workers().name())
                 .jvmArgsAppend(forkArgs.toArray(new String[0]))
                 .forks(forks)
@@ -211,6 +225,9 @@ public final class SideBySide {
                 .result(json.toString())
                 .output(out.resolve("jmh.log").toString());
         run.params().forEach(builder::param);
+        if (threads > 0) {
+            builder.threads(threads);
+        }
         if (!full && !report) {
             builder.warmupIterations(1).warmupTime(TimeValue.seconds(1))
                     .measurementIterations(2).measurementTime(TimeValue.seconds(1));
@@ -318,6 +335,7 @@ public final class SideBySide {
                 + String.join(" / ", lines));
         console.println("fork JVM args: " + String.join(" ", jvmArgs) + " (+ "
                 + String.join(" ", Workers.EVENT_LOOP.jvmArgs) + " for EVENT_LOOP); profilers: gc, "
-                + FootprintProfiler.class.getSimpleName());
+                + FootprintProfiler.class.getSimpleName()
+                + (threads > 0 ? "; worker threads per benchmark: " + threads : ""));
     }
 }

@@ -44,6 +44,31 @@ class GoalsTest {
                 .contains("vs ADAPTIVE: 0.65 (goal <= 0.60x) NOT met");
     }
 
+    private static String floor(double ns) {
+        return row("FloorBenchmark.allocRelease", "avgt", "FLOOR", ", \"size\" : \"256\"", ns, "ns/op",
+                metric("gc.alloc.rate.norm", 0.0, "B/op"));
+    }
+
+    @Test
+    void fixedSizeIsComparedWithTheFloorOfTheSameSize() {
+        String out = print(parse(fixed("MAGALLOC", 12.0, 0.0), fixed("ADAPTIVE", 20.0, 0.0), floor(8.0)));
+        assertThat(out).contains("vs FLOOR: 1.50 (goal <= 1.50x) met");
+        assertThat(out).contains("vs FLOOR: 2.50 (for comparison)");
+        out = print(parse(fixed("MAGALLOC", 12.1, 0.0), floor(8.0)));
+        assertThat(out).contains("vs FLOOR: 1.51 (goal <= 1.50x) NOT met");
+        assertThat(print(parse(fixed("MAGALLOC", 12.0, 0.0)))).contains("vs FLOOR: not measured");
+    }
+
+    @Test
+    void pinningGoalBoundsUsedMemoryByOneAndAHalfTimesLive() {
+        String ok = row("PinningBenchmark.allocRelease", "avgt", "MAGALLOC", "", 900.0, "ns/op",
+                metric("mem.used/live", 1.4, "x"));
+        String bad = row("PinningBenchmark.allocRelease", "avgt", "MAGALLOC", "", 900.0, "ns/op",
+                metric("mem.used/live", 2.4, "x"));
+        assertThat(print(parse(ok))).contains("used/live: 1.40 (goal <= 1.50x) met");
+        assertThat(print(parse(bad))).contains("used/live: 2.40 (goal <= 1.50x) NOT met");
+    }
+
     @Test
     void allocationPerOpGoalFailsAtOneByte() {
         assertThat(print(parse(fixed("MAGALLOC", 12.0, 1.0), fixed("ADAPTIVE", 20.0, 0.0))))
