@@ -85,7 +85,7 @@ final class Goals {
                     check(out, r, "vs FLOOR", floorRatio(r), 1.5, false);
                     BenchResult adaptive = sameConfig(r, "ADAPTIVE");
                     if (adaptive != null && !Double.isNaN(floorRatio(adaptive))) {
-                        line(out, adaptive, "vs FLOOR", JmhResultTable.fmt(floorRatio(adaptive))
+                        line(out, adaptive, "ADAPTIVE vs FLOOR", JmhResultTable.fmt(floorRatio(adaptive))
                                 + " (for comparison)");
                     }
                 });

@@ -53,7 +53,7 @@ class GoalsTest {
     void fixedSizeIsComparedWithTheFloorOfTheSameSize() {
         String out = print(parse(fixed("MAGALLOC", 12.0, 0.0), fixed("ADAPTIVE", 20.0, 0.0), floor(8.0)));
         assertThat(out).contains("vs FLOOR: 1.50 (goal <= 1.50x) met");
-        assertThat(out).contains("vs FLOOR: 2.50 (for comparison)");
+        assertThat(out).contains("ADAPTIVE vs FLOOR: 2.50 (for comparison)");
         out = print(parse(fixed("MAGALLOC", 12.1, 0.0), floor(8.0)));
         assertThat(out).contains("vs FLOOR: 1.51 (goal <= 1.50x) NOT met");
         assertThat(print(parse(fixed("MAGALLOC", 12.0, 0.0)))).contains("vs FLOOR: not measured");
