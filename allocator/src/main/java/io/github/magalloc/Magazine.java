@@ -47,6 +47,17 @@ final class Magazine extends MagazinePad {
     /** Set by {@link MemoryPool#trim()} from any thread; the owner acts on it at its next refill. */
     volatile boolean trimRequested;
 
+    /**
+     * Shared magazines, lock holder only: the object cache of the plain thread that last allocated here. Plain
+     * threads mostly come back to the same stripe, and finding their cache through the JDK {@code ThreadLocal}
+     * cost a quarter of a plain allocate+release (a hash probe and a weak-reference check). Used only when its
+     * {@link BufferObjectCache#ownerThreadId} is the caller's: thread ids are never reused, so it is then exactly the
+     * cache the {@code ThreadLocal} would return. Dropped by {@link MemoryPool#trim()}, so a dead thread's cache
+     * (spare objects without memory) stays reachable from at most each stripe, and only until the next trim or
+     * the next plain thread on that stripe.
+     */
+    BufferObjectCache lastPlainThreadObjects;
+
     private Magazine(MemoryPool pool, Thread owner) {
         super(owner);
         this.pool = pool;

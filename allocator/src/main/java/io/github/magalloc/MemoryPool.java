@@ -105,14 +105,15 @@ final class MemoryPool {
     }
 
     /**
-     * The object first (if creating it fails, nothing else was taken), then the memory under a stripe's lock. A new
+     * Under a stripe's lock, the object first (if creating it fails, nothing else was taken), then the memory. A new
      * slab, when one is needed, is taken with no lock held (see {@link Magazine#tryAllocate}).
      */
     private MagByteBuf allocateShared(int sizeClass, int initialCapacity, int maxCapacity) {
-        MagByteBuf buf = plainThreadObjects.get().take();
         Magazine stripe = lockStripe();
+        MagByteBuf buf;
         int slabSize;
         try {
+            buf = plainThreadObjects(stripe).take();
             if (stripe.tryAllocate(buf, sizeClass, initialCapacity, maxCapacity)) {
                 return buf;
             }
@@ -137,10 +138,11 @@ final class MemoryPool {
         if (magazine != null) {
             return magazine.allocateLarge(magazine.objects.take(), initialCapacity, maxCapacity);
         }
-        MagByteBuf buf = plainThreadObjects.get().take();
         Magazine stripe = lockStripe();
+        MagByteBuf buf;
         int slabSize;
         try {
+            buf = plainThreadObjects(stripe).take();
             if (stripe.tryAllocateLarge(buf, initialCapacity, maxCapacity)) {
                 return buf;
             }
@@ -164,6 +166,20 @@ final class MemoryPool {
         metrics.hugeBytes.addAndGet(slab.size);
         buf.init(new HugeChunk(slab, this), -1, 0, slab.size, initialCapacity, maxCapacity);
         return buf;
+    }
+
+    /**
+     * Lock holder of {@code stripe}, on a plain thread: that thread's object cache. The stripe's remembered cache if
+     * it is this thread's (invariant: {@code lastPlainThreadObjects.ownerThreadId == caller's id} implies it is the
+     * cache {@link #plainThreadObjects} holds for the caller), else the {@code ThreadLocal} lookup, remembered.
+     */
+    private BufferObjectCache plainThreadObjects(Magazine stripe) {
+        BufferObjectCache objects = stripe.lastPlainThreadObjects;
+        if (objects == null || objects.ownerThreadId != Thread.currentThread().getId()) {
+            objects = plainThreadObjects.get();
+            stripe.lastPlainThreadObjects = objects;
+        }
+        return objects;
     }
 
     /** Tries every stripe without waiting first, so threads spread out; then waits on the thread's own stripe. */
@@ -408,6 +424,7 @@ final class MemoryPool {
             stripe.lock();
             try {
                 stripe.trimOwned();
+                stripe.lastPlainThreadObjects = null;
             } finally {
                 stripe.unlock();
             }

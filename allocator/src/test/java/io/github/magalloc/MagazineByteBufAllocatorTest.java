@@ -257,6 +257,51 @@ class MagazineByteBufAllocatorTest {
     }
 
     @Test
+    @Timeout(30)
+    void aStripeRemembersOnlyTheLastPlainThreadsObjectsAndTrimForgetsThem() throws Exception {
+        // One stripe, two plain threads taking turns: each must get its own objects back, never the other's,
+        // although the stripe remembers the object cache of whichever allocated last.
+        MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
+        ByteBuf mine = oneStripe.directBuffer(256);
+        MagByteBuf myObject = TestAccess.magByteBuf(mine);
+        Magazine stripe = ((SizeClassChunk) myObject.chunk).magazine;
+        mine.release();
+        assertThat(stripe.lastPlainThreadObjects.ownerThreadId).isEqualTo(Thread.currentThread().getId());
+
+        AtomicInteger othersObjectWasMine = new AtomicInteger();
+        WeakReference<?>[] othersObject = new WeakReference<?>[1];
+        Thread other = new Thread(() -> {
+            ByteBuf theirs = oneStripe.directBuffer(256);
+            MagByteBuf object = TestAccess.magByteBuf(theirs);
+            othersObject[0] = new WeakReference<>(object);
+            if (object == myObject) {
+                othersObjectWasMine.incrementAndGet();
+            }
+            theirs.release(); // kept on the other thread's spare stack
+        }, "other-plain-thread");
+        other.start();
+        other.join();
+        assertThat(othersObjectWasMine).as("a plain thread was handed another thread's released object").hasValue(0);
+        assertThat(stripe.lastPlainThreadObjects.ownerThreadId).isEqualTo(other.getId());
+
+        ByteBuf again = oneStripe.directBuffer(256);
+        assertThat(TestAccess.magByteBuf(again)).as("this thread's own object, from its own cache").isSameAs(myObject);
+        again.release();
+
+        // The other thread is dead; once this thread took the stripe over, nothing refers to its cache. And trim()
+        // drops whatever cache a stripe remembers.
+        other = null;
+        assertThat(stripe.lastPlainThreadObjects.ownerThreadId).isEqualTo(Thread.currentThread().getId());
+        for (int i = 0; i < 50 && othersObject[0].get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertThat(othersObject[0].get()).as("a dead plain thread's spare object still reachable").isNull();
+        oneStripe.trim();
+        assertThat(stripe.lastPlainThreadObjects).isNull();
+    }
+
+    @Test
     void plainThreadReleasesIntoAFreeStripeUnderItsLock() {
         // One stripe, no contention: the release takes the stripe's lock and frees locally (LIFO), so the next
         // allocation gets the same memory, and the same object back from this thread's object cache.
