@@ -92,7 +92,10 @@ final class BufferObjectCache {
 
     /**
      * Any thread, after the object's memory was given back and its references cleared: the home thread keeps it on
-     * its stack, other threads queue it for the home thread. Full stack or queue, or a closed home: dropped.
+     * its stack, other threads queue it for the home thread. The home thread queues it too when its stack is full:
+     * it then finishes a burst of releases it did for others (a shared magazine's deferred releases), and dropping
+     * those objects made a producer whose consumer releases through a busy stripe allocate new ones. Full queue, or
+     * a closed home: dropped.
      */
     void recycle(MagByteBuf buf, long threadId) {
         if (threadId == ownerThreadId) {
@@ -100,8 +103,10 @@ final class BufferObjectCache {
             if (n < spareLimit) {
                 spare[n] = buf;
                 spareCount = n + 1;
+                return;
             }
-        } else if (!closed) {
+        }
+        if (!closed) {
             returned.offer(buf);
         }
     }

@@ -302,6 +302,31 @@ class MagazineByteBufAllocatorTest {
     }
 
     @Test
+    void objectsReleasedBeyondAFullSpareStackAreKeptForTheirHomeThread() {
+        // More buffers released on their home thread than its spare stack holds: the rest wait in its returned
+        // queue instead of going to the garbage collector, so the next allocations reuse every object.
+        MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
+        int count = BufferObjectCache.SPARE_OBJECTS + 72;
+        java.util.Set<MagByteBuf> objects = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        List<ByteBuf> bufs = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            bufs.add(oneStripe.directBuffer(256));
+            objects.add(TestAccess.magByteBuf(bufs.get(i)));
+        }
+        bufs.forEach(ByteBuf::release);
+        bufs.clear();
+        int reused = 0;
+        for (int i = 0; i < count; i++) {
+            bufs.add(oneStripe.directBuffer(256));
+            if (objects.contains(TestAccess.magByteBuf(bufs.get(i)))) {
+                reused++;
+            }
+        }
+        bufs.forEach(ByteBuf::release);
+        assertThat(reused).as("objects reused out of %d released on their home thread", count).isEqualTo(count);
+    }
+
+    @Test
     void plainThreadReleasesIntoAFreeStripeUnderItsLock() {
         // One stripe, no contention: the release takes the stripe's lock and frees locally (LIFO), so the next
         // allocation gets the same memory, and the same object back from this thread's object cache.
