@@ -8,7 +8,10 @@ import org.junit.jupiter.api.Timeout;
 
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -177,7 +180,7 @@ class MagazineByteBufAllocatorTest {
     void bufferObjectsReleasedOnAnotherThreadGoBackToTheirMagazine() throws Exception {
         java.util.concurrent.SynchronousQueue<List<ByteBuf>> handOff = new java.util.concurrent.SynchronousQueue<>();
         java.util.concurrent.SynchronousQueue<Boolean> released = new java.util.concurrent.SynchronousQueue<>();
-        java.util.Set<Object> firstObjects = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<Object> firstObjects = Collections.newSetFromMap(new IdentityHashMap<>());
         java.util.concurrent.atomic.AtomicInteger reused = new java.util.concurrent.atomic.AtomicInteger();
         Thread eventLoop = new DefaultThreadFactory("test-loop").newThread(() -> {
             try {
@@ -307,7 +310,7 @@ class MagazineByteBufAllocatorTest {
         // queue instead of going to the garbage collector, so the next allocations reuse every object.
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
         int count = BufferObjectCache.SPARE_OBJECTS + 72;
-        java.util.Set<MagByteBuf> objects = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        Set<MagByteBuf> objects = Collections.newSetFromMap(new IdentityHashMap<>());
         List<ByteBuf> bufs = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             bufs.add(oneStripe.directBuffer(256));

@@ -15,7 +15,6 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -40,7 +39,6 @@ public class PinningBenchmark {
     static final int LONG_EVERY = 100;
     static final int LONG_SLOTS = 80;
     static final int SHORT_SLOTS = 8;
-    private static final int SIZE_TABLE = 4096;
 
     private final ByteBuf[] shortLived = new ByteBuf[SHORT_SLOTS];
     private final int[] shortSizes = new int[SHORT_SLOTS];
@@ -55,7 +53,7 @@ public class PinningBenchmark {
     @Setup(Level.Trial)
     public void setup(AllocatorState state) {
         state.verifyWorker();
-        sizes = logUniformSizes(SIZE_TABLE, MIN_SIZE, MAX_SIZE, 42);
+        sizes = SizeTable.logUniform(MIN_SIZE, MAX_SIZE);
         for (int i = 0; i < LONG_SLOTS; i++) {
             longSizes[i] = nextSize();
             longLived[i] = state.allocate(longSizes[i]);
@@ -112,17 +110,5 @@ public class PinningBenchmark {
         for (ByteBuf b : longLived) {
             b.release();
         }
-    }
-
-    /** {@code n} sizes whose logarithm is uniform in [log min, log max], seeded (the same for every allocator). */
-    static int[] logUniformSizes(int n, int min, int max, long seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        double logMin = Math.log(min);
-        double logMax = Math.log(max);
-        int[] sizes = new int[n];
-        for (int i = 0; i < n; i++) {
-            sizes[i] = (int) Math.min(max, Math.round(Math.exp(logMin + random.nextDouble() * (logMax - logMin))));
-        }
-        return sizes;
     }
 }

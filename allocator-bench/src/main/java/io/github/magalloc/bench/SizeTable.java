@@ -37,4 +37,19 @@ public final class SizeTable {
         }
         return sizes;
     }
+
+    /**
+     * {@link #LENGTH} sizes whose logarithm is uniform in [log min, log max] (each power of two as likely as the
+     * next), with the same seed as {@link #of}.
+     */
+    public static int[] logUniform(int min, int max) {
+        SplittableRandom random = new SplittableRandom(SEED);
+        double logMin = Math.log(min);
+        double logMax = Math.log(max);
+        int[] sizes = new int[LENGTH];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = (int) Math.min(max, Math.round(Math.exp(logMin + random.nextDouble() * (logMax - logMin))));
+        }
+        return sizes;
+    }
 }

@@ -83,7 +83,7 @@ final class Goals {
                 b -> b.name().equals("FixedSize"),
                 r -> {
                     check(out, r, "vs FLOOR", floorRatio(r), 1.5, false);
-                    BenchResult adaptive = sameConfig(r, "ADAPTIVE");
+                    BenchResult adaptive = JmhResultTable.sameConfig(results, r, "ADAPTIVE");
                     if (adaptive != null && !Double.isNaN(floorRatio(adaptive))) {
                         line(out, adaptive, "ADAPTIVE vs FLOOR", JmhResultTable.fmt(floorRatio(adaptive))
                                 + " (for comparison)");
@@ -106,22 +106,9 @@ final class Goals {
         return Double.NaN;
     }
 
-    private BenchResult sameConfig(BenchResult r, String allocator) {
-        for (BenchResult o : results) {
-            if (o.allocator().equals(allocator) && o.configKey().equals(r.configKey())) {
-                return o;
-            }
-        }
-        return null;
-    }
-
     private double usedRatioToAdaptive(BenchResult r) {
-        for (BenchResult o : results) {
-            if (o.allocator().equals("ADAPTIVE") && o.configKey().equals(r.configKey())) {
-                return r.secondary("mem.used") / o.secondary("mem.used");
-            }
-        }
-        return Double.NaN;
+        BenchResult adaptive = JmhResultTable.sameConfig(results, r, "ADAPTIVE");
+        return adaptive == null ? Double.NaN : r.secondary("mem.used") / adaptive.secondary("mem.used");
     }
 
     private void section(PrintStream out, String title, Predicate<BenchResult> filter, Consumer<BenchResult> body) {

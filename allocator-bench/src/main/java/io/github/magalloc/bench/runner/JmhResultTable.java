@@ -51,14 +51,20 @@ public final class JmhResultTable {
         return base == null ? Double.NaN : r.score() / base.score();
     }
 
-    /** Ratio of allocator {@code a} to {@code b} in the configuration of {@code r}. */
+    /** Score of {@code r} divided by allocator {@code other}'s in the same configuration, NaN when there is none. */
     static double ratio(List<BenchResult> results, BenchResult r, String other) {
+        BenchResult o = sameConfig(results, r, other);
+        return o == null ? Double.NaN : r.score() / o.score();
+    }
+
+    /** The row of allocator {@code allocator} in the configuration of {@code r}, or null. */
+    static BenchResult sameConfig(List<BenchResult> results, BenchResult r, String allocator) {
         for (BenchResult o : results) {
-            if (o.allocator().equals(other) && o.configKey().equals(r.configKey())) {
-                return r.score() / o.score();
+            if (o.allocator().equals(allocator) && o.configKey().equals(r.configKey())) {
+                return o;
             }
         }
-        return Double.NaN;
+        return null;
     }
 
     void print(PrintStream out) {

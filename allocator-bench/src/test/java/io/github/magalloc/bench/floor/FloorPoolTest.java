@@ -4,7 +4,9 @@ import io.netty.util.IllegalReferenceCountException;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -30,7 +32,7 @@ class FloorPoolTest {
                 assertThat(buf.release()).isTrue();
             }
             Set<Integer> segments = new HashSet<>();
-            Set<FloorByteBuf> objects = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            Set<FloorByteBuf> objects = Collections.newSetFromMap(new IdentityHashMap<>());
             for (FloorByteBuf buf : live) {
                 assertThat(segments.add(buf.segment)).as("segment %d live twice", buf.segment).isTrue();
                 assertThat(objects.add(buf)).as("object live twice").isTrue();
