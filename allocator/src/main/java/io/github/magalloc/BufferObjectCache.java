@@ -29,9 +29,12 @@ import org.jctools.queues.atomic.MpscAtomicArrayQueue;
  * the shared magazine, and any other thread using that magazine could be handed the object at once; a stale second
  * release then freed that thread's live buffer.
  *
- * <p>Released objects keep no memory reachable: {@link MagByteBuf#recycle} clears their memory references first.
+ * <p>Released objects keep no memory reachable: {@link #recycle} clears their memory references first.
+ *
+ * <p>Objects of thread magazines' size-classed buffers do not come here: they stay with their segment
+ * ({@link SizeClassChunk#allocateBound}), which only the owner thread hands out.
  */
-final class BufferObjectCache {
+final class BufferObjectCache implements ObjectHome {
     /** Spare objects kept per thread; the owner's stack, so no atomics. */
     static final int SPARE_OBJECTS = 128;
     /**
@@ -91,13 +94,16 @@ final class BufferObjectCache {
     }
 
     /**
-     * Any thread, after the object's memory was given back and its references cleared: the home thread keeps it on
+     * Any thread, after the object's memory was given back: clears its memory references (a kept object must not
+     * keep a freed slab reachable), then the home thread keeps it on
      * its stack, other threads queue it for the home thread. The home thread queues it too when its stack is full:
      * it then finishes a burst of releases it did for others (a shared magazine's deferred releases), and dropping
      * those objects made a producer whose consumer releases through a busy stripe allocate new ones. Full queue, or
      * a closed home: dropped.
      */
-    void recycle(MagByteBuf buf, long threadId) {
+    @Override
+    public void recycle(MagByteBuf buf, long threadId) {
+        buf.forgetMemory();
         if (threadId == ownerThreadId) {
             int n = spareCount;
             if (n < spareLimit) {

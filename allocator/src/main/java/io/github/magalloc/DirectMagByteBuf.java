@@ -19,8 +19,8 @@ class DirectMagByteBuf extends MagByteBuf {
     /** Whether the slab's memory address is known; kept while the object is released, for hasMemoryAddress(). */
     private boolean hasAddress;
 
-    DirectMagByteBuf(MemoryPool pool) {
-        super(pool);
+    DirectMagByteBuf(MemoryPool pool, ObjectHome home) {
+        super(pool, home);
     }
 
     @Override
@@ -30,7 +30,7 @@ class DirectMagByteBuf extends MagByteBuf {
     }
 
     @Override
-    void forgetMemory() {
+    void forgetSlab() {
         memory = null;
     }
 

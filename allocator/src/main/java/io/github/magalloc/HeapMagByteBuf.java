@@ -28,8 +28,8 @@ final class HeapMagByteBuf extends MagByteBuf {
 
     private byte[] array;
 
-    HeapMagByteBuf(MemoryPool pool) {
-        super(pool);
+    HeapMagByteBuf(MemoryPool pool, ObjectHome home) {
+        super(pool, home);
     }
 
     @Override
@@ -38,7 +38,7 @@ final class HeapMagByteBuf extends MagByteBuf {
     }
 
     @Override
-    void forgetMemory() {
+    void forgetSlab() {
         array = null;
     }
 

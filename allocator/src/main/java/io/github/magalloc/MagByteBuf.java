@@ -17,16 +17,17 @@ import java.nio.channels.ScatteringByteChannel;
  * chunk reserved for it. Capacity may grow in place up to {@code maxLength}; beyond that the buffer moves.
  *
  * <p>Buffer objects are recycled: when the reference count reaches zero the memory goes back to its chunk and the
- * object to the {@link BufferObjectCache} of the thread that allocated it, which alone hands it out again. In debug
+ * object to its {@link ObjectHome}: the segment it belongs to (thread magazines' size classes) or the
+ * {@link BufferObjectCache} of the thread that allocated it; either way only that thread hands it out again. In debug
  * mode objects are never recycled and freed memory is poisoned, so a stale reference fails loudly.
  */
 abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
     static final byte POISON = (byte) 0xDE;
 
     final MemoryPool pool;
-    /** Where this object goes back when released: the object cache of the thread that allocated it. */
-    BufferObjectCache home;
-    /** The memory's chunk; null while the object is released (kept for reuse). */
+    /** Where this object goes back when released; see {@link ObjectHome} for the two kinds. */
+    final ObjectHome home;
+    /** The memory's chunk; null while the object waits in a {@link BufferObjectCache}. */
     Chunk chunk;
     /** Segment index in a size-classed chunk, -1 otherwise. */
     int segment;
@@ -39,14 +40,23 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
     /** Per-object view for NIO calls: buffers cut from one slab must not share a position and limit. */
     private ByteBuffer tmpNioBuf;
 
-    MagByteBuf(MemoryPool pool) {
+    MagByteBuf(MemoryPool pool, ObjectHome home) {
         super(0);
         this.pool = pool;
+        this.home = home;
     }
 
     /** Prepares a fresh or recycled object to represent new memory. */
     final void init(Chunk chunk, int segment, int offset, int maxLength, int capacity, int maxCapacity) {
         setMemory(chunk, segment, offset, maxLength);
+        reuse(capacity, maxCapacity);
+    }
+
+    /**
+     * Prepares an object that already represents the memory it is handed out with (a segment's own object, see
+     * {@link SizeClassChunk#allocateBound}): only what a user can have changed is reset.
+     */
+    final void reuse(int capacity, int maxCapacity) {
         this.length = capacity;
         maxCapacity(maxCapacity);
         resetRefCnt();
@@ -55,7 +65,8 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
         markWriterIndex();
     }
 
-    private void setMemory(Chunk chunk, int segment, int offset, int maxLength) {
+    /** Sets the memory this object represents. */
+    final void setMemory(Chunk chunk, int segment, int offset, int maxLength) {
         this.chunk = chunk;
         this.segment = segment;
         this.offset = offset;
@@ -64,11 +75,18 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
         onMemoryChanged(chunk.slab);
     }
 
+    /** Drops every reference to memory, so an object kept for reuse keeps no freed slab reachable. */
+    final void forgetMemory() {
+        chunk = null;
+        tmpNioBuf = null;
+        forgetSlab();
+    }
+
     /** Subclasses cache what they need of the slab (array, buffer, address). */
     abstract void onMemoryChanged(Slab slab);
 
-    /** Subclasses drop what they cached of the slab, so a kept object does not keep freed memory reachable. */
-    abstract void forgetMemory();
+    /** Subclasses drop what they cached of the slab (see {@link #forgetMemory}). */
+    abstract void forgetSlab();
 
     /** Copies the first {@code bytes} bytes of this buffer's memory into {@code target}'s. */
     abstract void copyContentTo(MagByteBuf target, int bytes);
@@ -111,11 +129,8 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
         }
     }
 
-    /** The memory is back with its chunk: forget it, and send this object to its home thread's cache. */
+    /** The memory is back with its chunk: the object goes home. */
     final void recycle(long threadId) {
-        chunk = null;
-        tmpNioBuf = null;
-        forgetMemory();
         home.recycle(this, threadId);
     }
 

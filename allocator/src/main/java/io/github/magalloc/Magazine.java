@@ -28,9 +28,9 @@ import java.lang.ref.WeakReference;
 final class Magazine extends MagazinePad {
     final MemoryPool pool;
     /**
-     * The buffer objects of the owning thread (a thread's magazine serves its thread's allocations, so it carries
-     * that thread's {@link BufferObjectCache}); null for a magazine shared from birth, whose callers bring the cache
-     * of their own thread.
+     * The buffer objects of the owning thread for its large and huge buffers (its size-classed buffers use their
+     * segments' own objects); null for a magazine shared from birth, whose callers bring the cache of their own
+     * thread.
      */
     final BufferObjectCache objects;
 
@@ -77,23 +77,22 @@ final class Magazine extends MagazinePad {
     // ------------------------------------------------------------------ fast path
 
     /**
-     * Owner only: gives {@code buf} a segment of {@code sizeClass}; capacity and limits are set by the caller. A
-     * thread's magazine takes a new slab from the system itself when it must.
+     * Owner of a thread magazine only: a buffer on a segment of {@code sizeClass}, with the segment's own object
+     * ({@link SizeClassChunk#allocateBound}). Takes a new slab from the system itself when it must.
      */
-    MagByteBuf allocate(MagByteBuf buf, int sizeClass, int initialCapacity, int maxCapacity) {
+    MagByteBuf allocate(int sizeClass, int initialCapacity, int maxCapacity) {
         SizeClassChunk chunk = current[sizeClass];
-        int segment;
-        if (chunk == null || (segment = chunk.allocateSegment()) < 0) {
-            chunk = refill(sizeClass, true);
-            segment = chunk.allocateSegment();
+        MagByteBuf buf;
+        if (chunk == null || (buf = chunk.allocateBound()) == null) {
+            buf = refill(sizeClass, true).allocateBound();
         }
-        buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
+        buf.reuse(initialCapacity, maxCapacity);
         return buf;
     }
 
     /**
-     * Lock holder of a shared magazine: like {@link #allocate}, but returns false instead of taking a slab from the
-     * system, which the caller then does without holding the lock: the JDK may collect garbage and sleep before it
+     * Lock holder of a shared magazine: gives {@code buf}, an object of the caller's own thread, a segment of
+     * {@code sizeClass}. Returns false instead of taking a slab from the system, which the caller then does without holding the lock: the JDK may collect garbage and sleep before it
      * gives up direct memory, and the threads waiting for this lock must not wait for that too.
      */
     boolean tryAllocate(MagByteBuf buf, int sizeClass, int initialCapacity, int maxCapacity) {

@@ -77,7 +77,7 @@ final class MemoryPool {
             int sizeClass = SizeClasses.indexOf(initialCapacity);
             Magazine magazine = threadMagazine();
             if (magazine != null) {
-                return magazine.allocate(magazine.objects.take(), sizeClass, initialCapacity, maxCapacity);
+                return magazine.allocate(sizeClass, initialCapacity, maxCapacity);
             }
             return allocateShared(sizeClass, initialCapacity, maxCapacity);
         }
@@ -206,18 +206,37 @@ final class MemoryPool {
         MagByteBuf fresh = allocate(newCapacity, buf.maxCapacity());
         buf.copyContentTo(fresh, Math.min(buf.capacity(), newCapacity));
         buf.swapMemory(fresh);
+        swapSegmentSlots(buf, fresh);
         fresh.release();
+    }
+
+    /**
+     * After {@code grown} and {@code fresh} swapped memory: if both are segments' own objects and both chunks are
+     * owned by the calling thread's magazine, each object takes the slot of the segment it now holds (so growth
+     * makes no garbage). Both or neither: an object must stay with chunks of the thread that hands it out.
+     */
+    private static void swapSegmentSlots(MagByteBuf grown, MagByteBuf fresh) {
+        if (grown.home != SegmentSlot.HOME || fresh.home != SegmentSlot.HOME
+            || !(grown.chunk instanceof SizeClassChunk) || !(fresh.chunk instanceof SizeClassChunk)) {
+            return;
+        }
+        SizeClassChunk grownInto = (SizeClassChunk) grown.chunk;
+        SizeClassChunk movedFrom = (SizeClassChunk) fresh.chunk;
+        long threadId = Thread.currentThread().getId();
+        // Both chunks hold a live buffer's segment, so neither can be retired meanwhile: their magazines are fixed.
+        if (grownInto.magazine.lvOwnerThreadId() == threadId && movedFrom.magazine.lvOwnerThreadId() == threadId) {
+            grownInto.rebind(grown.segment, fresh, grown);
+            movedFrom.rebind(fresh.segment, grown, fresh);
+        }
     }
 
     // ------------------------------------------------------------------ buffer objects
 
     /** A new buffer object of this pool's kind, belonging to {@code home} for life. */
-    MagByteBuf newBufferObject(BufferObjectCache home) {
-        MagByteBuf buf = direct
-            ? unsafeDirect ? new UnsafeDirectMagByteBuf(this) : new DirectMagByteBuf(this)
-            : new HeapMagByteBuf(this);
-        buf.home = home;
-        return buf;
+    MagByteBuf newBufferObject(ObjectHome home) {
+        return direct
+            ? unsafeDirect ? new UnsafeDirectMagByteBuf(this, home) : new DirectMagByteBuf(this, home)
+            : new HeapMagByteBuf(this, home);
     }
 
     // ------------------------------------------------------------------ slabs
@@ -252,6 +271,7 @@ final class MemoryPool {
     void retireChunk(SizeClassChunk chunk) {
         // No buffer holds a segment, so nobody reads the magazine; forgetting it lets an abandoned one be collected.
         chunk.magazine = null;
+        chunk.dropObjects();
         metrics.chunkRetired(chunk.sizeClass);
         boolean pooled = reuse.offerChunk(chunk);
         if (!pooled) {

@@ -1,5 +1,6 @@
 package io.github.magalloc;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
@@ -7,7 +8,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *
  * <h2>Who writes what</h2>
  * <ul>
- *   <li>{@link #freeSegments}, {@link #freeCount}, {@link #current}, {@link #list}, {@link #prev}, {@link #next}: the owner only, that is the
+ *   <li>{@link #freeSegments}, {@link #freeCount}, {@link #objects}, {@link #current}, {@link #list}, {@link #prev}, {@link #next}: the owner only, that is the
  *       thread of {@link #magazine} (or whoever holds a shared magazine's lock). Plain fields, no atomics: this is
  *       the local free list, a LIFO stack so the segment freed last (hottest in cache) is handed out first.</li>
  *   <li>{@link #remoteFrees}: any thread offers, only the owner drains. Releases from non-owner threads go here.</li>
@@ -22,6 +23,25 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * buffer holds a segment, and the remote queue is empty, so no release can race with the retirement.
  * A release that would push {@code freeCount} or the queue past {@code segmentCount} is a double free and throws.
  *
+ * <h2>Segments' own buffer objects (thread magazines)</h2>
+ * In a thread magazine each segment has its own buffer object, made on first use and kept in {@link #objects}
+ * while the segment is free: allocating pops the segment and takes its object, already pointing at the memory;
+ * releasing pushes the segment and leaves the object where it is. So the owner's fast path has no object stack to
+ * pop and push, and sets no memory fields. Invariants, for every segment {@code s}:
+ * <ul>
+ *   <li>{@code objects[s]} is used only if {@code objects[s].chunk == this && objects[s].segment == s}. Growth
+ *       swaps memory between two buffer objects ({@link MagByteBuf#swapMemory}), so a segment's object can come to
+ *       hold other memory. When both objects are segments' own and the growing thread owns both chunks, the two
+ *       swap slots too ({@link #rebind}); otherwise the object that moved is left to the garbage collector and the
+ *       segment gets a new one. The check is race-free: the object's memory fields were written before the memory
+ *       it moved away from was freed, and the owner reads them after taking that free (program order, or the
+ *       remote queue's release/acquire).</li>
+ *   <li>Only the owner thread of the magazine the chunk was activated for hands these objects out, and
+ *       {@link #dropObjects} runs when the chunk is retired, before any other magazine can take it: so an object is
+ *       handed out again only on the thread that first handed it out (protocol 5 in docs/design.md). Shared
+ *       magazines never use {@link #objects}: their callers bring their own thread's objects.</li>
+ * </ul>
+ *
  * <h2>Layout</h2>
  * What a releasing thread reads ({@link SizeClassChunkShared}) and what the owner writes on every allocation
  * ({@link #freeCount}) sit on different cache lines, with {@link SizeClassChunkPad} between them: otherwise each
@@ -31,6 +51,11 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 final class SizeClassChunk extends SizeClassChunkPad {
     final int[] freeSegments;
     int freeCount;
+    /**
+     * Per segment, its own buffer object, or null if it has none yet; only thread magazines fill it (see "Segments'
+     * own buffer objects").
+     */
+    final MagByteBuf[] objects;
     /** True while this is its magazine's current chunk for the class; such a chunk is never retired. */
     boolean current;
     /** The magazine's list (partial or full) holding this non-current chunk, or null. */
@@ -42,6 +67,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
     SizeClassChunk(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
         super(slab, pool, magazine, sizeClass);
         this.freeSegments = new int[segmentCount];
+        this.objects = new MagByteBuf[segmentCount];
         // Pushed in reverse so that the first allocations walk the slab upwards.
         for (int i = 0; i < segmentCount; i++) {
             freeSegments[i] = segmentCount - 1 - i;
@@ -61,6 +87,56 @@ final class SizeClassChunk extends SizeClassChunkPad {
             debugMarkInUse(segment);
         }
         return segment;
+    }
+
+    /**
+     * Owner of a thread magazine only: pops a free segment and returns its buffer object, which already holds the
+     * segment's memory (the caller resets capacity, indices and count); null when the local list is empty.
+     */
+    MagByteBuf allocateBound() {
+        int n = freeCount;
+        if (n == 0) {
+            return null;
+        }
+        int segment = freeSegments[n - 1];
+        MagByteBuf buf = objects[segment];
+        if (buf == null || buf.chunk != this || buf.segment != segment) {
+            buf = newBoundObject(segment); // may throw OutOfMemoryError: the segment is still free
+        }
+        freeCount = n - 1;
+        if (debugInUse != null) {
+            debugMarkInUse(segment);
+        }
+        return buf;
+    }
+
+    /** Cold: the segment's first object, or a replacement for one that moved away; debug mode keeps none. */
+    private MagByteBuf newBoundObject(int segment) {
+        MagByteBuf buf = pool.newBufferObject(SegmentSlot.HOME);
+        buf.setMemory(this, segment, offsetOf(segment), segmentSize);
+        if (!pool.debug) {
+            objects[segment] = buf;
+        }
+        return buf;
+    }
+
+    /**
+     * Owner only: {@code to} now holds the memory of {@code segment}, which {@code from} held (growth swapped their
+     * memory; see {@link MemoryPool#reallocate}): {@code to} takes over the segment's slot, so neither object is
+     * lost to the garbage collector.
+     */
+    void rebind(int segment, MagByteBuf from, MagByteBuf to) {
+        if (objects[segment] == from) {
+            objects[segment] = to;
+        }
+    }
+
+    /**
+     * Owner, when retiring the chunk (entirely free): forgets the segments' objects, so that whichever magazine
+     * takes the chunk next makes its own and no object is handed out by a second thread.
+     */
+    void dropObjects() {
+        Arrays.fill(objects, null);
     }
 
     /**

@@ -17,8 +17,8 @@ final class UnsafeDirectMagByteBuf extends DirectMagByteBuf {
      */
     private long address;
 
-    UnsafeDirectMagByteBuf(MemoryPool pool) {
-        super(pool);
+    UnsafeDirectMagByteBuf(MemoryPool pool, ObjectHome home) {
+        super(pool, home);
     }
 
     @Override

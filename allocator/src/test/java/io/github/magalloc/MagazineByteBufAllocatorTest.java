@@ -182,6 +182,7 @@ class MagazineByteBufAllocatorTest {
         java.util.concurrent.SynchronousQueue<Boolean> released = new java.util.concurrent.SynchronousQueue<>();
         Set<Object> firstObjects = Collections.newSetFromMap(new IdentityHashMap<>());
         java.util.concurrent.atomic.AtomicInteger reused = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean distinct = new java.util.concurrent.atomic.AtomicBoolean(true);
         Thread eventLoop = new DefaultThreadFactory("test-loop").newThread(() -> {
             try {
                 List<ByteBuf> bufs = new ArrayList<>();
@@ -192,13 +193,21 @@ class MagazineByteBufAllocatorTest {
                 }
                 handOff.put(bufs);
                 released.take();
-                for (int i = 0; i < 100; i++) {
+                // Enough to use up the chunk's never-used segments and then the 100 released elsewhere, which
+                // come back with their objects (each segment keeps its own).
+                List<ByteBuf> again = new ArrayList<>();
+                Set<Object> handedOut = Collections.newSetFromMap(new IdentityHashMap<>());
+                for (int i = 0; i < 1_000; i++) {
                     ByteBuf buf = allocator.directBuffer(256);
+                    again.add(buf);
+                    if (!handedOut.add(TestAccess.magByteBuf(buf))) {
+                        distinct.set(false);
+                    }
                     if (firstObjects.contains(TestAccess.magByteBuf(buf))) {
                         reused.incrementAndGet();
                     }
-                    buf.release();
                 }
+                again.forEach(ByteBuf::release);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -209,6 +218,7 @@ class MagazineByteBufAllocatorTest {
         released.put(true);
         eventLoop.join();
         assertThat(reused.get()).as("objects released elsewhere are reused by their own magazine").isEqualTo(100);
+        assertThat(distinct).as("no object handed out twice among live buffers").isTrue();
     }
 
     @Test

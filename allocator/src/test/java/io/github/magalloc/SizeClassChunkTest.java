@@ -31,7 +31,7 @@ class SizeClassChunkTest {
     }
 
     private MagByteBuf allocate() {
-        MagByteBuf buf = magazine.allocate(magazine.objects.take(), sizeClass, SIZE, Integer.MAX_VALUE);
+        MagByteBuf buf = magazine.allocate(sizeClass, SIZE, Integer.MAX_VALUE);
         live.add(buf);
         return buf;
     }
@@ -229,7 +229,7 @@ class SizeClassChunkTest {
         allocate();
         long pooled = pool.reuse.pooledBytes();
         assertThat(pooled).isPositive();
-        MagByteBuf other = magazine.allocate(magazine.objects.take(), SizeClasses.indexOf(2048), 2048, 2048);
+        MagByteBuf other = magazine.allocate(SizeClasses.indexOf(2048), 2048, 2048);
         live.add(other);
         assertThat(pool.metrics.slabsAllocated.get()).isEqualTo(slabsBefore);
         assertThat(pool.reuse.pooledBytes()).isEqualTo(pooled - other.chunk.slab.size);

@@ -90,6 +90,7 @@ public class DeferredReleaseStress {
 
     /** Released and sent home: its memory forgotten, and exactly one object in its home cache. */
     private static boolean recycledOnce(MagByteBuf buf) {
-        return buf.chunk == null && buf.home.take() == buf && buf.home.take() != buf;
+        BufferObjectCache home = (BufferObjectCache) buf.home;
+        return buf.chunk == null && home.take() == buf && home.take() != buf;
     }
 }

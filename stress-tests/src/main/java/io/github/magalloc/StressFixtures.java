@@ -90,9 +90,20 @@ final class StressFixtures {
         return pool.newBufferObject(new BufferObjectCache(pool, Thread.currentThread().getId()));
     }
 
-    /** Allocates from {@code magazine}, whose owner the caller plays, a buffer of the test chunks' size class. */
+    /**
+     * Allocates from {@code magazine}, whose owner the caller plays (a thread magazine's thread, or a shared
+     * magazine's lock holder), a buffer of the test chunks' size class.
+     */
     static MagByteBuf allocate(MemoryPool pool, Magazine magazine) {
-        return magazine.allocate(newBufferObject(pool), SIZE_CLASS, 100, Integer.MAX_VALUE);
+        if (magazine.objects != null) {
+            return magazine.allocate(SIZE_CLASS, 100, Integer.MAX_VALUE);
+        }
+        MagByteBuf buf = newBufferObject(pool);
+        if (magazine.tryAllocate(buf, SIZE_CLASS, 100, Integer.MAX_VALUE)) {
+            return buf;
+        }
+        Slab slab = pool.allocateSlab(magazine.nextChunkSize(SIZE_CLASS));
+        return magazine.allocateOnNewSlab(buf, SIZE_CLASS, 100, Integer.MAX_VALUE, slab);
     }
 
     /** Registers {@code magazine} as a live thread magazine of {@code pool}, as the pool does for a new thread. */

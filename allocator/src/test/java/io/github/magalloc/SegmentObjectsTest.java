@@ -1,0 +1,190 @@
+package io.github.magalloc;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Thread magazines give each segment its own buffer object ({@link SizeClassChunk}, "Segments' own buffer
+ * objects"). These tests run on event-loop threads, where that path is taken, and check the two ways an object
+ * could end up in two hands: growth moving an object's memory away from its segment, and a retired chunk going to
+ * another thread's magazine.
+ */
+@Timeout(value = 1, unit = TimeUnit.MINUTES)
+class SegmentObjectsTest {
+    private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
+
+    @Test
+    void anObjectWhoseMemoryGrewAwayIsNotHandedOutWithItsOldSegment() throws Exception {
+        onEventLoop(() -> {
+            ByteBuf grown = allocator.directBuffer(256);
+            MagByteBuf object = TestAccess.magByteBuf(grown);
+            int oldSegment = object.segment;
+            Chunk oldChunk = object.chunk;
+            grown.writeZero(256).writeZero(512); // beyond the 256-byte segment: moves to a bigger class
+            assertThat(object.chunk).as("the buffer moved").isNotSameAs(oldChunk);
+
+            // The old segment is free again (LIFO: the next 256-byte allocation gets it) and its slot still refers
+            // to the object that moved away, which is live.
+            List<ByteBuf> others = new ArrayList<>();
+            boolean oldSegmentSeen = false;
+            for (int i = 0; i < 300; i++) {
+                ByteBuf other = allocator.directBuffer(256);
+                others.add(other);
+                MagByteBuf otherObject = TestAccess.magByteBuf(other);
+                assertThat(otherObject).as("a live buffer's object handed out again").isNotSameAs(object);
+                oldSegmentSeen |= otherObject.chunk == oldChunk && otherObject.segment == oldSegment;
+            }
+            assertThat(oldSegmentSeen).as("the old segment was handed out again").isTrue();
+            assertThat(grown.refCnt()).isEqualTo(1);
+            others.forEach(ByteBuf::release);
+            grown.release();
+            return null;
+        });
+    }
+
+    @Test
+    void anObjectGrownOnAnotherThreadIsNotHandedOutWithItsOldSegment() throws Exception {
+        AtomicReference<ByteBuf> handedOver = new AtomicReference<>();
+        AtomicReference<Chunk> oldChunk = new AtomicReference<>();
+        // One event loop allocates; this (plain) thread grows the buffer, taking memory from a shared magazine, and
+        // releases the new object's old memory, which is the event loop's segment; then the event loop allocates.
+        ThreadOwnedSteps owner = new ThreadOwnedSteps();
+        owner.run(() -> {
+            ByteBuf buf = allocator.directBuffer(256);
+            handedOver.set(buf);
+            oldChunk.set(TestAccess.magByteBuf(buf).chunk);
+        });
+        ByteBuf grown = handedOver.get();
+        MagByteBuf object = TestAccess.magByteBuf(grown);
+        grown.writeZero(256).writeZero(512);
+        assertThat(object.chunk).as("the buffer moved").isNotSameAs(oldChunk.get());
+        owner.run(() -> {
+            List<ByteBuf> others = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                ByteBuf other = allocator.directBuffer(256);
+                others.add(other);
+                assertThat(TestAccess.magByteBuf(other)).as("a live buffer's object handed out again").isNotSameAs(object);
+            }
+            others.forEach(ByteBuf::release);
+        });
+        owner.close();
+        assertThat(grown.refCnt()).isEqualTo(1);
+        grown.release();
+    }
+
+    @Test
+    void growthOnAnotherEventLoopLeavesTheOwnersObjectOutOfTheGrowersSlots() throws Exception {
+        AtomicReference<ByteBuf> handedOver = new AtomicReference<>();
+        onEventLoop(() -> {
+            handedOver.set(allocator.directBuffer(256));
+            return null;
+        });
+        MagByteBuf othersObject = TestAccess.magByteBuf(handedOver.get());
+        onEventLoop(() -> {
+            ByteBuf buf = handedOver.get();
+            buf.writeZero(256).writeZero(512); // grows into this event loop's chunk
+            Chunk grownInto = TestAccess.magByteBuf(buf).chunk;
+            int capacity = buf.capacity();
+            buf.release(); // its new segment goes back to this event loop's chunk
+            List<ByteBuf> mine = new ArrayList<>();
+            boolean segmentSeen = false;
+            for (int i = 0; i < 100; i++) {
+                ByteBuf next = allocator.directBuffer(capacity);
+                mine.add(next);
+                segmentSeen |= TestAccess.magByteBuf(next).chunk == grownInto;
+                assertThat(TestAccess.magByteBuf(next)).as("another thread's object handed out").isNotSameAs(othersObject);
+            }
+            assertThat(segmentSeen).as("the grown buffer's segment was handed out again").isTrue();
+            mine.forEach(ByteBuf::release);
+            return null;
+        });
+    }
+
+    @Test
+    void aRetiredChunkTakenByAnotherThreadComesWithoutTheFirstThreadsObjects() throws Exception {
+        Set<MagByteBuf> firstThreadsObjects = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Chunk> firstThreadsChunks = Collections.newSetFromMap(new IdentityHashMap<>());
+        onEventLoop(() -> {
+            List<ByteBuf> bufs = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                ByteBuf buf = allocator.directBuffer(256);
+                bufs.add(buf);
+                firstThreadsObjects.add(TestAccess.magByteBuf(buf));
+                firstThreadsChunks.add(TestAccess.magByteBuf(buf).chunk);
+            }
+            bufs.forEach(ByteBuf::release);
+            return null;
+        }); // the thread ends: its magazine retires the entirely free chunk to the reuse pool, whole
+
+        long pooledChunks = allocator.pool(true).reuse.pooledBytes();
+        assertThat(pooledChunks).as("the chunk waits in the reuse pool").isPositive();
+        onEventLoop(() -> {
+            boolean reusedChunk = false;
+            List<ByteBuf> bufs = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                ByteBuf buf = allocator.directBuffer(256);
+                bufs.add(buf);
+                MagByteBuf object = TestAccess.magByteBuf(buf);
+                reusedChunk |= firstThreadsChunks.contains(object.chunk);
+                // The set is an identity set: ByteBuf.equals compares contents, and empty buffers are all equal.
+                assertThat(firstThreadsObjects.contains(object)).as("another thread's object handed out").isFalse();
+            }
+            assertThat(reusedChunk).as("the second thread took the first thread's chunk").isTrue();
+            bufs.forEach(ByteBuf::release);
+            return null;
+        });
+    }
+
+    /** An event-loop thread that runs steps handed to it one at a time, failing the test with what a step threw. */
+    private static final class ThreadOwnedSteps implements AutoCloseable {
+        private final java.util.concurrent.ExecutorService loop =
+            java.util.concurrent.Executors.newSingleThreadExecutor(new DefaultThreadFactory("segment-objects-owner"));
+
+        void run(Runnable step) throws Exception {
+            try {
+                loop.submit(step).get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new AssertionError(e.getCause());
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            loop.shutdown();
+            loop.awaitTermination(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Runs {@code body} on a new event-loop thread to its end, and rethrows what it threw on this thread. */
+    private static void onEventLoop(Callable<Void> body) throws Exception {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread loop = new DefaultThreadFactory("segment-objects").newThread(() -> {
+            try {
+                body.call();
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        loop.start();
+        loop.join();
+        if (failure.get() instanceof Exception) {
+            throw (Exception) failure.get();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+    }
+}
