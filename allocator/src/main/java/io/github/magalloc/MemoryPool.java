@@ -248,7 +248,7 @@ final class MemoryPool {
     SizeClassChunk takePooledChunk(Magazine magazine, int sizeClass) {
         SizeClassChunk chunk = reuse.pollChunk(sizeClass);
         if (chunk != null) {
-            chunk.magazine = magazine;
+            chunk.activate(magazine);
             metrics.chunkActivated(sizeClass);
             JfrEvents.reusePoolTake(this, sizeClass, chunk.slab, true);
             JfrEvents.chunkActivated(this, chunk, magazine, true);
@@ -270,8 +270,7 @@ final class MemoryPool {
     /** Gives an entirely free chunk back: to the reuse pool as it is, or its slab to the system. */
     void retireChunk(SizeClassChunk chunk) {
         // No buffer holds a segment, so nobody reads the magazine; forgetting it lets an abandoned one be collected.
-        chunk.magazine = null;
-        chunk.dropObjects();
+        chunk.onRetire();
         metrics.chunkRetired(chunk.sizeClass);
         boolean pooled = reuse.offerChunk(chunk);
         if (!pooled) {

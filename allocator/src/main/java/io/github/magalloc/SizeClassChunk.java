@@ -36,10 +36,11 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *       segment gets a new one. The check is race-free: the object's memory fields were written before the memory
  *       it moved away from was freed, and the owner reads them after taking that free (program order, or the
  *       remote queue's release/acquire).</li>
- *   <li>Only the owner thread of the magazine the chunk was activated for hands these objects out, and
- *       {@link #dropObjects} runs when the chunk is retired, before any other magazine can take it: so an object is
- *       handed out again only on the thread that first handed it out (protocol 5 in docs/design.md). Shared
- *       magazines never use {@link #objects}: their callers bring their own thread's objects.</li>
+ *   <li>{@code objectsThreadId} is the thread every object in {@link #objects} was made for, and only that
+ *       thread hands them out: a chunk taken by another magazine (from the reuse pool) drops them first
+ *       ({@link #activate}). So an object is handed out again only on the thread that first handed it out
+ *       (protocol 5 in docs/design.md). Shared magazines never use {@link #objects}: their callers bring their own
+ *       thread's objects.</li>
  * </ul>
  *
  * <h2>Layout</h2>
@@ -49,6 +50,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * cache miss per buffer (JCTools separates producer and consumer fields the same way).
  */
 final class SizeClassChunk extends SizeClassChunkPad {
+    /** Smallest segment whose objects a retired chunk keeps (see {@link #onRetire}). */
+    static final int MIN_SEGMENT_KEEPING_OBJECTS = 256;
+
     final int[] freeSegments;
     int freeCount;
     /**
@@ -56,6 +60,8 @@ final class SizeClassChunk extends SizeClassChunkPad {
      * own buffer objects").
      */
     final MagByteBuf[] objects;
+    /** The thread whose magazine made the objects in {@link #objects} (its magazine's owner id when activated). */
+    private long objectsThreadId;
     /** True while this is its magazine's current chunk for the class; such a chunk is never retired. */
     boolean current;
     /** The magazine's list (partial or full) holding this non-current chunk, or null. */
@@ -68,6 +74,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
         super(slab, pool, magazine, sizeClass);
         this.freeSegments = new int[segmentCount];
         this.objects = new MagByteBuf[segmentCount];
+        this.objectsThreadId = magazine.lvOwnerThreadId();
         // Pushed in reverse so that the first allocations walk the slab upwards.
         for (int i = 0; i < segmentCount; i++) {
             freeSegments[i] = segmentCount - 1 - i;
@@ -132,10 +139,32 @@ final class SizeClassChunk extends SizeClassChunkPad {
     }
 
     /**
-     * Owner, when retiring the chunk (entirely free): forgets the segments' objects, so that whichever magazine
-     * takes the chunk next makes its own and no object is handed out by a second thread.
+     * Whoever takes the chunk for {@code magazine} (which then owns it), before any allocation: the segments' objects
+     * stay only if they were made for the same thread (thread ids are never reused); otherwise they are dropped, so
+     * no object is handed out by a second thread.
      */
-    void dropObjects() {
+    void activate(Magazine magazine) {
+        this.magazine = magazine;
+        long ownerId = magazine.lvOwnerThreadId();
+        if (ownerId != objectsThreadId) {
+            dropObjects();
+            objectsThreadId = ownerId;
+        }
+    }
+
+    /**
+     * Owner, when retiring the entirely free chunk to the reuse pool: the segments' objects stay with it, for its own
+     * thread taking it back ({@link #activate}), unless the segments are small. A buffer object is about 100 bytes,
+     * so below {@link #MIN_SEGMENT_KEEPING_OBJECTS} bytes a pooled chunk's objects could outweigh its memory.
+     */
+    void onRetire() {
+        magazine = null;
+        if (segmentSize < MIN_SEGMENT_KEEPING_OBJECTS) {
+            dropObjects();
+        }
+    }
+
+    private void dropObjects() {
         Arrays.fill(objects, null);
     }
 

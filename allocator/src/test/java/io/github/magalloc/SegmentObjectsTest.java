@@ -148,6 +148,56 @@ class SegmentObjectsTest {
         });
     }
 
+    @Test
+    void aChunkRetiredAndTakenBackByItsOwnThreadKeepsItsObjectsUnlessItsSegmentsAreSmall() throws Exception {
+        onEventLoop(() -> {
+            assertThat(objectsKeptThroughTheReusePool(256)).as("256-byte segments keep their objects").isEqualTo(1.0);
+            assertThat(objectsKeptThroughTheReusePool(64)).as("64-byte segments' objects are dropped").isZero();
+            return null;
+        });
+    }
+
+    /**
+     * Fills the calling event loop's first chunk of the class and one more buffer, releases the first chunk's
+     * buffers (the chunk, no longer current, retires to the reuse pool at its last release), then allocates until the
+     * magazine takes that chunk back. Returns the share of its segments handed out with the same object as before.
+     */
+    private double objectsKeptThroughTheReusePool(int size) {
+        List<ByteBuf> first = new ArrayList<>();
+        ByteBuf probe = allocator.directBuffer(size);
+        first.add(probe);
+        Chunk chunk = TestAccess.magByteBuf(probe).chunk;
+        int segments = ((SizeClassChunk) chunk).segmentCount;
+        for (int i = 1; i < segments; i++) {
+            first.add(allocator.directBuffer(size));
+        }
+        ByteBuf next = allocator.directBuffer(size); // the chunk is full: a new current chunk
+        assertThat(TestAccess.magByteBuf(next).chunk).isNotSameAs(chunk);
+        Set<MagByteBuf> before = Collections.newSetFromMap(new IdentityHashMap<>());
+        first.forEach(b -> before.add(TestAccess.magByteBuf(b)));
+        long pooledBefore = allocator.pool(true).reuse.pooledBytes();
+        first.forEach(ByteBuf::release);
+        assertThat(allocator.pool(true).reuse.pooledBytes()).as("retired to the reuse pool")
+            .isEqualTo(pooledBefore + chunk.slab.size);
+
+        List<ByteBuf> again = new ArrayList<>();
+        int fromChunk = 0;
+        int kept = 0;
+        while (fromChunk < segments) {
+            ByteBuf buf = allocator.directBuffer(size);
+            again.add(buf);
+            MagByteBuf object = TestAccess.magByteBuf(buf);
+            if (object.chunk == chunk) {
+                fromChunk++;
+                kept += before.contains(object) ? 1 : 0;
+            }
+            assertThat(again.size()).as("the chunk came back from the pool").isLessThan(4 * segments);
+        }
+        again.forEach(ByteBuf::release);
+        next.release();
+        return (double) kept / segments;
+    }
+
     /** An event-loop thread that runs steps handed to it one at a time, failing the test with what a step threw. */
     private static final class ThreadOwnedSteps implements AutoCloseable {
         private final java.util.concurrent.ExecutorService loop =
