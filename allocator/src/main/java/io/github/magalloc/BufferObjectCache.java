@@ -3,8 +3,9 @@ package io.github.magalloc;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
 /**
- * The recycled buffer objects of one thread (its "home"): the only place a released {@link MagByteBuf} object goes
- * back to, and the only place an allocation on that thread takes one from.
+ * The recycled buffer objects of one thread (its "home") for buffers without a segment slot (shared magazines,
+ * large and huge buffers): the only place such a released {@link MagByteBuf} object goes back to, and the only
+ * place an allocation on that thread takes one from.
  *
  * <h2>Where a buffer object can be</h2>
  * <ol>
