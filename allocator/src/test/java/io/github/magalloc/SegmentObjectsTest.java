@@ -61,26 +61,28 @@ class SegmentObjectsTest {
         AtomicReference<Chunk> oldChunk = new AtomicReference<>();
         // One event loop allocates; this (plain) thread grows the buffer, taking memory from a shared magazine, and
         // releases the new object's old memory, which is the event loop's segment; then the event loop allocates.
-        ThreadOwnedSteps owner = new ThreadOwnedSteps();
-        owner.run(() -> {
-            ByteBuf buf = allocator.directBuffer(256);
-            handedOver.set(buf);
-            oldChunk.set(TestAccess.magByteBuf(buf).chunk);
-        });
-        ByteBuf grown = handedOver.get();
-        MagByteBuf object = TestAccess.magByteBuf(grown);
-        grown.writeZero(256).writeZero(512);
-        assertThat(object.chunk).as("the buffer moved").isNotSameAs(oldChunk.get());
-        owner.run(() -> {
-            List<ByteBuf> others = new ArrayList<>();
-            for (int i = 0; i < 300; i++) {
-                ByteBuf other = allocator.directBuffer(256);
-                others.add(other);
-                assertThat(TestAccess.magByteBuf(other)).as("a live buffer's object handed out again").isNotSameAs(object);
-            }
-            others.forEach(ByteBuf::release);
-        });
-        owner.close();
+        ByteBuf grown;
+        try (ThreadOwnedSteps owner = new ThreadOwnedSteps()) {
+            owner.run(() -> {
+                ByteBuf buf = allocator.directBuffer(256);
+                handedOver.set(buf);
+                oldChunk.set(TestAccess.magByteBuf(buf).chunk);
+            });
+            grown = handedOver.get();
+            MagByteBuf object = TestAccess.magByteBuf(grown);
+            grown.writeZero(256).writeZero(512);
+            assertThat(object.chunk).as("the buffer moved").isNotSameAs(oldChunk.get());
+            owner.run(() -> {
+                List<ByteBuf> others = new ArrayList<>();
+                for (int i = 0; i < 300; i++) {
+                    ByteBuf other = allocator.directBuffer(256);
+                    others.add(other);
+                    assertThat(TestAccess.magByteBuf(other)).as("a live buffer's object handed out again")
+                        .isNotSameAs(object);
+                }
+                others.forEach(ByteBuf::release);
+            });
+        }
         assertThat(grown.refCnt()).isEqualTo(1);
         grown.release();
     }
@@ -105,7 +107,8 @@ class SegmentObjectsTest {
                 ByteBuf next = allocator.directBuffer(capacity);
                 mine.add(next);
                 segmentSeen |= TestAccess.magByteBuf(next).chunk == grownInto;
-                assertThat(TestAccess.magByteBuf(next)).as("another thread's object handed out").isNotSameAs(othersObject);
+                assertThat(TestAccess.magByteBuf(next)).as("another thread's object handed out")
+                    .isNotSameAs(othersObject);
             }
             assertThat(segmentSeen).as("the grown buffer's segment was handed out again").isTrue();
             mine.forEach(ByteBuf::release);
