@@ -1,8 +1,8 @@
 # Simulation of the Pinning benchmark (allocator-bench PinningBenchmark: sizes log-uniform 16 KiB-1 MiB, 80
 # long-lived slots replaced every 100 operations, 8 short-lived ones) under two designs for sizes above the size
-# classes: today's bump-allocated, reference-counted large chunks, and page runs inside fixed-size chunks.
+# classes: the old bump-allocated, reference-counted large chunks, and page runs inside fixed-size chunks (built).
 # Prints used bytes / live bytes (median and worst over the run). Sizes up to 32 KiB are counted at their size
-# class. Used to choose the large-size design (docs/design.md, "Large sizes"); run: python3 large_size_pinning.py
+# class. Used to choose the large-size design (docs/design.md, protocol 6); run: python3 large_size_pinning.py
 import random, math, sys
 random.seed(42)
 MIN, MAX = 16*1024, 1024*1024
@@ -99,5 +99,5 @@ def run(design, ops=400_000):
     return samples[len(samples)//2], samples[-1]
 
 print("bump (current)          median %.2fx max %.2fx" % run(Bump()))
-for ch, pg in ((4 << 20, 16384), (4 << 20, 32768), (8 << 20, 32768), (2 << 20, 16384)):
+for ch, pg in ((1 << 20, 8192), (2 << 20, 8192), (2 << 20, 16384), (4 << 20, 16384), (4 << 20, 32768), (8 << 20, 32768)):
     print("runs chunk %4d KiB page %2d KiB: median %.2fx max %.2fx" % ((ch >> 10, pg >> 10) + run(Runs(ch, pg))))

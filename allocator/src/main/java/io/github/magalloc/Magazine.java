@@ -5,6 +5,7 @@ import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
 
 /**
  * A set of chunks, per size class one current chunk plus partial and full ones, and the owner of their free lists.
@@ -40,8 +41,16 @@ final class Magazine extends MagazinePad {
     /** Non-current chunks that had no free segment when last looked at; foreign releases may have refilled them. */
     private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
 
-    private LargeChunk large;
-    /** Running average of large request sizes: sizes the next large chunk. */
+    /**
+     * Large chunks in the order they were made; owner only. Allocation takes the first run that fits in the first
+     * chunk that has one, so the older chunks fill up and the newer ones are the first to empty and go back.
+     */
+    private final ArrayList<LargeChunk> largeChunks = new ArrayList<>(4);
+    /** Scratch list of {@link #releaseSpareLargeChunks}, kept so that it makes no garbage. */
+    private final ArrayList<LargeChunk> unusedLargeChunks = new ArrayList<>(4);
+    /** Spare (empty) large chunks are kept up to 1/this of the bytes of the large chunks in use. */
+    private static final int SPARE_LARGE_CHUNK_SHARE = 4;
+    /** Running average of large request sizes (whole pages): sizes the next large chunk. */
     private int averageLargeSize;
 
     /** Set by {@link MemoryPool#trim()} from any thread; the owner acts on it at its next refill. */
@@ -378,82 +387,148 @@ final class Magazine extends MagazinePad {
         return objects != null && lvOwnerThreadId() == SHARED;
     }
 
-    /** Owner only: gives {@code buf} memory above the size classes, bumped out of a large chunk. */
+    /** Owner only: gives {@code buf} memory above the size classes, a run of pages in a large chunk. */
     MagByteBuf allocateLarge(MagByteBuf buf, int initialCapacity, int maxCapacity) {
-        int size = noteLargeRequest(initialCapacity);
-        int offset = bumpLarge(size);
-        if (offset < 0) {
-            offset = replaceLargeChunk(pool.takeLargeSlab(largeChunkSize(size)), size);
+        if (trimRequested) {
+            trimOwned();
         }
-        buf.init(large, -1, offset, size, initialCapacity, maxCapacity);
+        int runBytes = noteLargeRequest(initialCapacity);
+        if (!allocateFromLargeChunks(buf, runBytes, initialCapacity, maxCapacity)) {
+            allocateOnNewLargeChunk(buf, pool.takeLargeSlab(largeChunkSize(runBytes)), runBytes, initialCapacity,
+                maxCapacity);
+        }
         return buf;
     }
 
     /** Lock holder of a shared magazine: like {@link #allocateLarge}, but false instead of a new slab (see {@link #tryAllocate}). */
     boolean tryAllocateLarge(MagByteBuf buf, int initialCapacity, int maxCapacity) {
-        int size = noteLargeRequest(initialCapacity);
-        int offset = bumpLarge(size);
-        if (offset < 0) {
-            Slab pooled = pool.takePooledLargeSlab(largeChunkSize(size));
-            if (pooled == null) {
-                return false;
-            }
-            offset = replaceLargeChunk(pooled, size);
+        int runBytes = noteLargeRequest(initialCapacity);
+        if (allocateFromLargeChunks(buf, runBytes, initialCapacity, maxCapacity)) {
+            return true;
         }
-        buf.init(large, -1, offset, size, initialCapacity, maxCapacity);
+        Slab pooled = pool.takePooledLargeSlab(largeChunkSize(runBytes));
+        if (pooled == null) {
+            return false;
+        }
+        allocateOnNewLargeChunk(buf, pooled, runBytes, initialCapacity, maxCapacity);
         return true;
     }
 
     /** Lock holder of a shared magazine, with a slab the caller took from the system without the lock. */
     MagByteBuf allocateLargeOnNewSlab(MagByteBuf buf, int initialCapacity, int maxCapacity, Slab slab) {
-        int size = LargeChunk.alignedSize(initialCapacity);
-        int offset = bumpLarge(size);
-        if (offset < 0) {
-            offset = replaceLargeChunk(slab, size);
-        } else {
+        int runBytes = LargeChunk.runBytes(initialCapacity);
+        if (allocateFromLargeChunks(buf, runBytes, initialCapacity, maxCapacity)) {
             pool.releaseSlab(slab);
+        } else {
+            allocateOnNewLargeChunk(buf, slab, runBytes, initialCapacity, maxCapacity);
         }
-        buf.init(large, -1, offset, size, initialCapacity, maxCapacity);
         return buf;
     }
 
-    /** Slab size of a new large chunk for a request of {@code size} bytes. */
-    int largeChunkSize(int size) {
-        return pool.largeChunkSizeFor(size, averageLargeSize);
+    /** Slab size of a new large chunk for a run of {@code runBytes}. */
+    int largeChunkSize(int runBytes) {
+        return pool.largeChunkSizeFor(runBytes, averageLargeSize);
     }
 
-    /** Keeps the running average of large request sizes, which sizes large chunks; returns the aligned size. */
+    /** Keeps the running average of large request sizes, which sizes large chunks; returns the run's bytes. */
     int noteLargeRequest(int initialCapacity) {
-        int size = LargeChunk.alignedSize(initialCapacity);
-        averageLargeSize += (size - averageLargeSize) >> 3;
-        return size;
+        int runBytes = LargeChunk.runBytes(initialCapacity);
+        averageLargeSize += (runBytes - averageLargeSize) >> 3;
+        return runBytes;
     }
 
-    /** Bumps {@code size} bytes out of the current large chunk; -1 if there is none or they do not fit. */
-    private int bumpLarge(int size) {
-        return large == null ? -1 : large.allocate(size);
-    }
-
-    /** Makes a chunk on {@code slab} the large chunk and bumps {@code size} bytes out of it. */
-    private int replaceLargeChunk(Slab slab, int size) {
-        LargeChunk old = large;
-        large = new LargeChunk(slab, pool);
-        if (old != null) {
-            old.releaseReference();
+    /** Owner: first fit over the large chunks; false if none has a long enough run of free pages. */
+    private boolean allocateFromLargeChunks(MagByteBuf buf, int runBytes, int initialCapacity, int maxCapacity) {
+        if (lvLargeChunkEmptied()) {
+            releaseSpareLargeChunks();
         }
-        return large.allocate(size);
+        ArrayList<LargeChunk> chunks = largeChunks;
+        for (int i = 0, n = chunks.size(); i < n; i++) {
+            LargeChunk chunk = chunks.get(i);
+            int offset = chunk.allocate(runBytes);
+            if (offset >= 0) {
+                buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Owner: a new large chunk on {@code slab} (at least {@code runBytes} bytes), with {@code buf}'s run first. */
+    private void allocateOnNewLargeChunk(MagByteBuf buf, Slab slab, int runBytes, int initialCapacity,
+                                         int maxCapacity) {
+        LargeChunk chunk = pool.newLargeChunk(this, slab);
+        largeChunks.add(chunk);
+        buf.init(chunk, -1, chunk.allocate(runBytes), runBytes, initialCapacity, maxCapacity);
     }
 
     /**
-     * Owner only: gives every entirely free chunk, current ones included, back to the reuse pool, and drops the
-     * large chunk when no buffer uses it.
+     * Any thread: a release emptied one of this magazine's large chunks. The owner keeps some empty chunks for the
+     * next requests and gives the others back at its next large allocation ({@link #releaseSpareLargeChunks}).
+     * Written only when not already set, so a stream of releases does not keep writing the releasers' cache line.
+     */
+    void onLargeChunkEmptied() {
+        if (!lvLargeChunkEmptied()) {
+            soLargeChunkEmptied(true);
+        }
+    }
+
+    /**
+     * Owner: gives back the unused large chunks beyond a spare allowance: one chunk, or more while they add up to
+     * at most a quarter of the bytes of the chunks in use. Why keep spares: a request near the chunk size fits only
+     * an empty chunk, and giving every emptied chunk back made one new chunk (and its garbage) per 37 operations of
+     * the pinning benchmark (5.6 B/op); why only a quarter: a burst that is over should not stay reserved. The flag
+     * is cleared before the chunks are looked at, so an emptying that this pass misses sets it again.
+     */
+    private void releaseSpareLargeChunks() {
+        soLargeChunkEmptied(false);
+        ArrayList<LargeChunk> unused = unusedLargeChunks;
+        long inUseBytes = 0;
+        for (int i = 0, n = largeChunks.size(); i < n; i++) {
+            LargeChunk chunk = largeChunks.get(i);
+            if (chunk.isUnused()) {
+                unused.add(chunk);
+            } else {
+                inUseBytes += chunk.slab.size;
+            }
+        }
+        long spareBytes = 0;
+        for (int i = 0, n = unused.size(); i < n; i++) {
+            LargeChunk chunk = unused.get(i);
+            spareBytes += chunk.slab.size;
+            if (i > 0 && spareBytes > inUseBytes / SPARE_LARGE_CHUNK_SHARE) {
+                largeChunks.remove(chunk);
+                chunk.detach();
+            }
+        }
+        unused.clear();
+    }
+
+    /** Owner: gives back every large chunk no buffer uses (trim). */
+    private void detachUnusedLargeChunks() {
+        for (int i = 0; i < largeChunks.size(); ) {
+            LargeChunk chunk = largeChunks.get(i);
+            if (chunk.isUnused()) {
+                largeChunks.remove(i);
+                chunk.detach();
+            } else {
+                i++;
+            }
+        }
+    }
+
+    /** Number of large chunks this magazine holds; owner only. */
+    int largeChunkCount() {
+        return largeChunks.size();
+    }
+
+    /**
+     * Owner only: gives every entirely free chunk, current ones included, back to the reuse pool, and every large
+     * chunk no buffer uses.
      */
     void trimOwned() {
         trimRequested = false;
-        if (large != null && large.hasNoBuffers()) {
-            large.releaseReference();
-            large = null;
-        }
+        detachUnusedLargeChunks();
         for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {
@@ -491,10 +566,12 @@ final class Magazine extends MagazinePad {
             if (objects != null) {
                 objects.close();
             }
-            if (large != null) {
-                large.releaseReference();
-                large = null;
+            // Large chunks need no drain: any thread gives pages back directly, and a detached chunk's slab goes
+            // back with its last page.
+            for (LargeChunk chunk : largeChunks) {
+                chunk.detach();
             }
+            largeChunks.clear();
             for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
                 SizeClassChunk chunk = current[sizeClass];
                 if (chunk != null) {
@@ -558,12 +635,14 @@ abstract class MagazineShared extends CacheLinePadding {
 
     private static final VarHandle OWNER_THREAD_ID;
     private static final VarHandle REMOTE_SWEEP_REQUESTED;
+    private static final VarHandle LARGE_CHUNK_EMPTIED;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             OWNER_THREAD_ID = lookup.findVarHandle(MagazineShared.class, "ownerThreadId", long.class);
             REMOTE_SWEEP_REQUESTED = lookup.findVarHandle(MagazineShared.class, "remoteSweepRequested", boolean.class);
+            LARGE_CHUNK_EMPTIED = lookup.findVarHandle(MagazineShared.class, "largeChunkEmptied", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -585,6 +664,8 @@ abstract class MagazineShared extends CacheLinePadding {
     final MpscAtomicArrayQueue<MagByteBuf> deferredReleases = new MpscAtomicArrayQueue<>(DEFERRED_RELEASES);
     /** A remote release raced with {@link Magazine#abandon}: the next lock holder drains every chunk again. */
     private volatile boolean remoteSweepRequested;
+    /** A release emptied a large chunk of the magazine: its owner may give spare ones back ({@link Magazine#onLargeChunkEmptied}). */
+    private volatile boolean largeChunkEmptied;
 
     MagazineShared(Thread owner) {
         this.ownerThreadId = owner == null ? SHARED : owner.getId();
@@ -605,6 +686,18 @@ abstract class MagazineShared extends CacheLinePadding {
 
     final void soRemoteSweepRequested(boolean requested) {
         REMOTE_SWEEP_REQUESTED.setVolatile(this, requested);
+    }
+
+    final boolean lvLargeChunkEmptied() {
+        return largeChunkEmptied;
+    }
+
+    /**
+     * Volatile store: the owner's clearing store must come before its look at the chunks (a later emptying is then
+     * seen by the next look), and a releaser's setting store after its unlock of the emptied chunk.
+     */
+    final void soLargeChunkEmptied(boolean emptied) {
+        LARGE_CHUNK_EMPTIED.setVolatile(this, emptied);
     }
 }
 

@@ -57,6 +57,15 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
     }
 
     /**
+     * Large chunks (for requests above the size classes) whose memory is still held: by a magazine, or after their
+     * magazine let go, by live buffers in them. Each magazine keeps the chunks its live large buffers use plus a few
+     * empty spares (one, or up to a quarter of the bytes in use).
+     */
+    public long activeLargeChunks(boolean isDirect) {
+        return pool(isDirect).metrics.largeChunks.get();
+    }
+
+    /**
      * How often a magazine needed a chunk of size class {@code index} that it did not have (new, or taken from
      * the reuse pool) since the allocator started: a slow-path counter.
      */

@@ -146,7 +146,7 @@ final class MemoryPool {
             if (stripe.tryAllocateLarge(buf, initialCapacity, maxCapacity)) {
                 return buf;
             }
-            slabSize = stripe.largeChunkSize(LargeChunk.alignedSize(initialCapacity));
+            slabSize = stripe.largeChunkSize(LargeChunk.runBytes(initialCapacity));
         } finally {
             stripe.unlock();
         }
@@ -279,6 +279,18 @@ final class MemoryPool {
         JfrEvents.chunkRetired(this, chunk, pooled);
     }
 
+    /** A new large chunk on {@code slab} for {@code magazine}. */
+    LargeChunk newLargeChunk(Magazine magazine, Slab slab) {
+        metrics.largeChunks.incrementAndGet();
+        return new LargeChunk(slab, this, magazine);
+    }
+
+    /** A detached large chunk no buffer uses any more: its slab goes back (see {@link LargeChunk}'s invariants). */
+    void retireLargeChunk(LargeChunk chunk) {
+        metrics.largeChunks.decrementAndGet();
+        releaseSlab(chunk.slab);
+    }
+
     /**
      * A slab of at least {@code size} bytes for a large chunk: a bigger pooled slab serves as well, and using it
      * keeps slabs of sizes no longer asked for from sitting in the pool.
@@ -326,7 +338,7 @@ final class MemoryPool {
 
     /**
      * A slab from the system ({@code pooled} is false for the memory of one huge buffer); on exhaustion, frees the
-     * pooled slabs and tries once more, then throws.
+     * shared magazines' empty chunks and the pooled slabs and tries once more, then throws.
      */
     private Slab allocateSlab(int size, boolean pooled) {
         Slab slab;
@@ -342,7 +354,10 @@ final class MemoryPool {
     }
 
     private Slab retryAfterFreeingPooledSlabs(int size, OutOfMemoryError first) {
-        // Free slabs we pool are ours to give back before we give up.
+        // Free memory we hold is ours to give back before we give up: the shared magazines' empty chunks (their
+        // unused large chunks may be most of it), then every pooled slab. Never called under a stripe's lock: slabs
+        // from the system are taken with no lock held. Thread magazines' lists are their owners' only.
+        trimSharedMagazines();
         long freedBytes = freePooledSlabs();
         Slab slab;
         try {
@@ -375,11 +390,17 @@ final class MemoryPool {
         return direct ? PlatformDependent.maxDirectMemory() : Runtime.getRuntime().maxMemory();
     }
 
-    int largeChunkSizeFor(int size, int averageSize) {
-        long wanted = (long) Math.max(size, averageSize) * 2;
+    /**
+     * Slab size of a new large chunk for a run of {@code runBytes}, when the magazine's large requests average
+     * {@code averageSize}: room for four average runs (a power of two from 128 KiB to {@code maxLargeChunkSize}),
+     * and at least the run itself. Small enough that a rarely used chunk costs little, big enough that several
+     * buffers share a chunk and pages freed around a long-lived one are reused.
+     */
+    int largeChunkSizeFor(int runBytes, int averageSize) {
+        long wanted = Math.max(runBytes, (long) averageSize * 2);
         int chunkSize = wanted >= maxLargeChunkSize ? maxLargeChunkSize
             : Math.max(SizeClasses.MIN_CHUNK_SIZE * 2, Integer.highestOneBit((int) wanted - 1) << 1);
-        return Math.max(chunkSize, size);
+        return Math.max(chunkSize, runBytes);
     }
 
     // ------------------------------------------------------------------ magazines' life cycle
@@ -439,6 +460,18 @@ final class MemoryPool {
      */
     void trim() {
         int reaped = reapDeadThreadMagazines();
+        trimSharedMagazines();
+        int asked = 0;
+        for (Magazine magazine : liveThreadMagazines) {
+            magazine.trimRequested = true;
+            asked++;
+        }
+        long freedBytes = freePooledSlabs();
+        JfrEvents.trimmed(this, freedBytes, reaped, asked);
+    }
+
+    /** Each shared magazine, under its lock, gives its empty chunks to the reuse pool. */
+    private void trimSharedMagazines() {
         for (Magazine stripe : stripes) {
             stripe.lock();
             try {
@@ -448,13 +481,6 @@ final class MemoryPool {
                 stripe.unlock();
             }
         }
-        int asked = 0;
-        for (Magazine magazine : liveThreadMagazines) {
-            magazine.trimRequested = true;
-            asked++;
-        }
-        long freedBytes = freePooledSlabs();
-        JfrEvents.trimmed(this, freedBytes, reaped, asked);
     }
 
     /** Gives every slab in the reuse pool back to the system; returns their bytes. */

@@ -8,6 +8,7 @@ final class PoolMetrics {
     /** Bytes of every slab alive: in chunks, in the reuse pool, and huge buffers. */
     final AtomicLong reservedBytes = new AtomicLong();
     final AtomicLong hugeBytes = new AtomicLong();
+    /** Large chunks whose slab has not gone back yet (held by magazines, or detached with live buffers). */
     final AtomicLong largeChunks = new AtomicLong();
     final AtomicLong slabsAllocated = new AtomicLong();
     final AtomicLong slabsFreed = new AtomicLong();

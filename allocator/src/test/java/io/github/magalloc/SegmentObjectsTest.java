@@ -1,7 +1,6 @@
 package io.github.magalloc;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -10,7 +9,6 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -28,7 +26,7 @@ class SegmentObjectsTest {
 
     @Test
     void anObjectWhoseMemoryGrewAwayIsNotHandedOutWithItsOldSegment() throws Exception {
-        onEventLoop(() -> {
+        EventLoopThreads.runToEnd(() -> {
             ByteBuf grown = allocator.directBuffer(256);
             MagByteBuf object = TestAccess.magByteBuf(grown);
             int oldSegment = object.segment;
@@ -62,7 +60,7 @@ class SegmentObjectsTest {
         // One event loop allocates; this (plain) thread grows the buffer, taking memory from a shared magazine, and
         // releases the new object's old memory, which is the event loop's segment; then the event loop allocates.
         ByteBuf grown;
-        try (ThreadOwnedSteps owner = new ThreadOwnedSteps()) {
+        try (EventLoopThreads.Steps owner = new EventLoopThreads.Steps()) {
             owner.run(() -> {
                 ByteBuf buf = allocator.directBuffer(256);
                 handedOver.set(buf);
@@ -90,12 +88,12 @@ class SegmentObjectsTest {
     @Test
     void growthOnAnotherEventLoopLeavesTheOwnersObjectOutOfTheGrowersSlots() throws Exception {
         AtomicReference<ByteBuf> handedOver = new AtomicReference<>();
-        onEventLoop(() -> {
+        EventLoopThreads.runToEnd(() -> {
             handedOver.set(allocator.directBuffer(256));
             return null;
         });
         MagByteBuf othersObject = TestAccess.magByteBuf(handedOver.get());
-        onEventLoop(() -> {
+        EventLoopThreads.runToEnd(() -> {
             ByteBuf buf = handedOver.get();
             buf.writeZero(256).writeZero(512); // grows into this event loop's chunk
             Chunk grownInto = TestAccess.magByteBuf(buf).chunk;
@@ -120,7 +118,7 @@ class SegmentObjectsTest {
     void aRetiredChunkTakenByAnotherThreadComesWithoutTheFirstThreadsObjects() throws Exception {
         Set<MagByteBuf> firstThreadsObjects = Collections.newSetFromMap(new IdentityHashMap<>());
         Set<Chunk> firstThreadsChunks = Collections.newSetFromMap(new IdentityHashMap<>());
-        onEventLoop(() -> {
+        EventLoopThreads.runToEnd(() -> {
             List<ByteBuf> bufs = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 ByteBuf buf = allocator.directBuffer(256);
@@ -134,7 +132,7 @@ class SegmentObjectsTest {
 
         long pooledChunks = allocator.pool(true).reuse.pooledBytes();
         assertThat(pooledChunks).as("the chunk waits in the reuse pool").isPositive();
-        onEventLoop(() -> {
+        EventLoopThreads.runToEnd(() -> {
             boolean reusedChunk = false;
             List<ByteBuf> bufs = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -153,7 +151,7 @@ class SegmentObjectsTest {
 
     @Test
     void aChunkRetiredAndTakenBackByItsOwnThreadKeepsItsObjectsUnlessItsSegmentsAreSmall() throws Exception {
-        onEventLoop(() -> {
+        EventLoopThreads.runToEnd(() -> {
             assertThat(objectsKeptThroughTheReusePool(256)).as("256-byte segments keep their objects").isEqualTo(1.0);
             assertThat(objectsKeptThroughTheReusePool(64)).as("64-byte segments' objects are dropped").isZero();
             return null;
@@ -199,45 +197,5 @@ class SegmentObjectsTest {
         again.forEach(ByteBuf::release);
         next.release();
         return (double) kept / segments;
-    }
-
-    /** An event-loop thread that runs steps handed to it one at a time, failing the test with what a step threw. */
-    private static final class ThreadOwnedSteps implements AutoCloseable {
-        private final java.util.concurrent.ExecutorService loop =
-            java.util.concurrent.Executors.newSingleThreadExecutor(new DefaultThreadFactory("segment-objects-owner"));
-
-        void run(Runnable step) throws Exception {
-            try {
-                loop.submit(step).get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new AssertionError(e.getCause());
-            }
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            loop.shutdown();
-            loop.awaitTermination(30, TimeUnit.SECONDS);
-        }
-    }
-
-    /** Runs {@code body} on a new event-loop thread to its end, and rethrows what it threw on this thread. */
-    private static void onEventLoop(Callable<Void> body) throws Exception {
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread loop = new DefaultThreadFactory("segment-objects").newThread(() -> {
-            try {
-                body.call();
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        });
-        loop.start();
-        loop.join();
-        if (failure.get() instanceof Exception) {
-            throw (Exception) failure.get();
-        }
-        if (failure.get() != null) {
-            throw new AssertionError(failure.get());
-        }
     }
 }

@@ -85,6 +85,28 @@ final class StressFixtures {
         return buf;
     }
 
+    /** A large chunk of {@code pages} pages in a heap slab, all free, owned by a magazine of an unstarted thread. */
+    static LargeChunk newLargeChunk(MemoryPool pool, int pages) {
+        return pool.newLargeChunk(ownedMagazine(pool), Slab.heap(pages * LargeChunk.PAGE_SIZE));
+    }
+
+    /** A buffer object standing for a live buffer holding the first free run of {@code pages} pages of {@code chunk}. */
+    static MagByteBuf largeBufferHolding(MemoryPool pool, LargeChunk chunk, int pages) {
+        int runBytes = pages * LargeChunk.PAGE_SIZE;
+        int offset = chunk.allocate(runBytes);
+        if (offset < 0) {
+            throw new IllegalStateException("no run of " + pages + " free pages");
+        }
+        MagByteBuf buf = newBufferObject(pool);
+        buf.init(chunk, -1, offset, runBytes, runBytes, Integer.MAX_VALUE);
+        return buf;
+    }
+
+    /** Pages of {@code chunk} in use, as its count says; call when no other thread touches the chunk. */
+    static int largePagesInUse(LargeChunk chunk) {
+        return (int) get(field(LargeChunk.class, "usedPageCount"), chunk);
+    }
+
     /** A new buffer object whose home is a cache of its own (owned by the calling thread). */
     static MagByteBuf newBufferObject(MemoryPool pool) {
         return pool.newBufferObject(new BufferObjectCache(pool, Thread.currentThread().getId()));
