@@ -98,6 +98,6 @@ def run(design, ops=400_000):
     samples.sort()
     return samples[len(samples)//2], samples[-1]
 
-print("bump (current)          median %.2fx max %.2fx" % run(Bump()))
+print("bump (before page runs)  median %.2fx max %.2fx" % run(Bump()))
 for ch, pg in ((1 << 20, 8192), (2 << 20, 8192), (2 << 20, 16384), (4 << 20, 16384), (4 << 20, 32768), (8 << 20, 32768)):
     print("runs chunk %4d KiB page %2d KiB: median %.2fx max %.2fx" % ((ch >> 10, pg >> 10) + run(Runs(ch, pg))))
