@@ -1,0 +1,147 @@
+package io.github.magalloc.bench;
+
+import io.github.magalloc.MagazineByteBufAllocator;
+import io.github.magalloc.MagazineByteBufAllocatorMetric;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.DefaultThreadFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Where magalloc's used memory goes under {@link AllocPatternBenchmark}'s workload: the same size table and slot
+ * order, on one event-loop thread ({@code FastThreadLocalThread}, so it gets its own magazine), no timing. Every
+ * {@code ops / 5} operations it splits used / live into three factors, from the public metric only:
+ * <ul>
+ *   <li>rounding: bytes of the segments (size class) and page runs (whole 8 KiB pages) / bytes asked for;</li>
+ *   <li>occupancy: bytes of the chunks magazines hold / those segment and page bytes (a chunk goes back only when
+ *       all of it is free);</li>
+ *   <li>reuse pool: used bytes / chunk bytes (empty chunks and slabs kept for reuse, counted in used).</li>
+ * </ul>
+ * Usage: {@code java -cp allocator-bench/target/benchmarks.jar io.github.magalloc.bench.FootprintBreakdown
+ * [distribution] [maxLive] [ops]} (defaults API_GATEWAY 8192 20000000, about 40 s).
+ */
+public final class FootprintBreakdown {
+    /** Page size of large chunks (requests above the last size class take whole pages). */
+    private static final int PAGE = 8192;
+
+    private FootprintBreakdown() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        String distribution = args.length > 0 ? args[0] : "API_GATEWAY";
+        int maxLive = args.length > 1 ? Integer.parseInt(args[1]) : 8192;
+        long ops = args.length > 2 ? Long.parseLong(args[2]) : 20_000_000L;
+        System.out.printf(Locale.ROOT, "%s, %,d live buffers, one event loop%n", distribution, maxLive);
+        System.out.println("        ops   live MiB   used MiB  used/live = rounding x occupancy x reuse pool");
+        for (Sample s : onEventLoop(MagazineByteBufAllocator.builder().build(), distribution, maxLive, ops, 5)) {
+            System.out.printf(Locale.ROOT, "%,11d %10.2f %10.2f  %9.3f = %8.3f x %9.3f x %10.3f%n", s.ops,
+                s.liveBytes / 1048576.0, s.usedBytes / 1048576.0, s.usedPerLive(), s.rounding(), s.occupancy(),
+                s.reusePool());
+        }
+    }
+
+    /** One look at the allocator after {@code ops} operations, in bytes. */
+    record Sample(long ops, long liveBytes, long roundedBytes, long chunkBytes, long usedBytes) {
+        double rounding() {
+            return roundedBytes / (double) liveBytes;
+        }
+
+        double occupancy() {
+            return chunkBytes / (double) roundedBytes;
+        }
+
+        double reusePool() {
+            return usedBytes / (double) chunkBytes;
+        }
+
+        double usedPerLive() {
+            return usedBytes / (double) liveBytes;
+        }
+    }
+
+    /**
+     * Runs the workload for {@code ops} operations on a new event-loop thread of {@code alloc} and returns
+     * {@code samples} evenly spaced looks at it; a failure on that thread is thrown here.
+     */
+    static List<Sample> onEventLoop(MagazineByteBufAllocator alloc, String distribution, int maxLive, long ops,
+                                    int samples) throws InterruptedException {
+        List<Sample> result = new ArrayList<>();
+        Throwable[] failure = new Throwable[1];
+        Thread eventLoop = new DefaultThreadFactory("footprint").newThread(() -> {
+            try {
+                run(alloc, distribution, maxLive, ops, Math.max(1, ops / samples), result);
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        });
+        eventLoop.start();
+        eventLoop.join();
+        if (failure[0] != null) {
+            throw new IllegalStateException("the workload failed", failure[0]);
+        }
+        return result;
+    }
+
+    private static void run(MagazineByteBufAllocator alloc, String distribution, int maxLive, long ops, long every,
+                            List<Sample> samples) {
+        int[] sizes = SizeTable.of(distribution);
+        int[] order = AllocPatternBenchmark.shuffledRounds(maxLive, Math.max(1, SizeTable.LENGTH / maxLive));
+        ByteBuf[] live = new ByteBuf[maxLive];
+        int[] liveSizes = new int[maxLive];
+        int sizeCursor = 0;
+        int orderCursor = 0;
+        for (int slot = 0; slot < maxLive; slot++) {
+            liveSizes[slot] = sizes[sizeCursor++];
+            live[slot] = alloc.directBuffer(liveSizes[slot]);
+        }
+        for (long op = 1; op <= ops; op++) {
+            int slot = order[orderCursor];
+            orderCursor = orderCursor + 1 == order.length ? 0 : orderCursor + 1;
+            live[slot].release();
+            liveSizes[slot] = sizes[sizeCursor];
+            sizeCursor = sizeCursor + 1 == sizes.length ? 0 : sizeCursor + 1;
+            live[slot] = alloc.directBuffer(liveSizes[slot]);
+            if (op % every == 0) {
+                samples.add(sample(alloc.metric(), liveSizes, op));
+            }
+        }
+        for (ByteBuf buf : live) {
+            buf.release();
+        }
+    }
+
+    private static Sample sample(MagazineByteBufAllocatorMetric metric, int[] liveSizes, long op) {
+        int[] classSizes = new int[metric.sizeClassCount()];
+        for (int i = 0; i < classSizes.length; i++) {
+            classSizes[i] = metric.sizeClassSize(i);
+        }
+        long liveBytes = 0;
+        long roundedBytes = 0;
+        for (int size : liveSizes) {
+            liveBytes += size;
+            roundedBytes += rounded(size, classSizes);
+        }
+        long used = metric.usedDirectMemory();
+        return new Sample(op, liveBytes, roundedBytes, used - metric.pooledFreeMemory(true), used);
+    }
+
+    /** Bytes a request really takes: its size class, or whole pages above the last class. */
+    private static long rounded(int size, int[] classSizes) {
+        if (size > classSizes[classSizes.length - 1]) {
+            return (size + PAGE - 1L) / PAGE * PAGE;
+        }
+        int low = 0;
+        int high = classSizes.length - 1;
+        while (low < high) { // the smallest class >= size
+            int mid = (low + high) >>> 1;
+            if (classSizes[mid] >= size) {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        return classSizes[low];
+    }
+}
