@@ -8,10 +8,11 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntSupplier;
 
 /**
- * Where magalloc's used memory goes under {@link AllocPatternBenchmark}'s workload: the same size table and slot
- * order, on one event-loop thread ({@code FastThreadLocalThread}, so it gets its own magazine), no timing. Every
+ * Where magalloc's used memory goes under {@link AllocPatternBenchmark}'s workload (or, with the distribution
+ * {@code PINNING}, {@link PinningBenchmark}'s): the same size table and slot order, on one event-loop thread ({@code FastThreadLocalThread}, so it gets its own magazine), no timing. Every
  * {@code ops / 5} operations it splits used / live into three factors, from the public metric only:
  * <ul>
  *   <li>rounding: bytes of the segments (size class) and page runs (whole 8 KiB pages) / bytes asked for;</li>
@@ -20,11 +21,14 @@ import java.util.Locale;
  *   <li>reuse pool: used bytes / chunk bytes (empty chunks and slabs kept for reuse, counted in used).</li>
  * </ul>
  * Usage: {@code java -cp allocator-bench/target/benchmarks.jar io.github.magalloc.bench.FootprintBreakdown
- * [distribution] [maxLive] [ops]} (defaults API_GATEWAY 8192 20000000, about 40 s).
+ * [distribution|PINNING] [maxLive] [ops] [samples]} (defaults API_GATEWAY 8192 20000000 5, about 40 s; PINNING
+ * ignores maxLive).
  */
 public final class FootprintBreakdown {
     /** Page size of large chunks (requests above the last size class take whole pages). */
     private static final int PAGE = 8192;
+    /** The distribution argument that runs {@link PinningBenchmark}'s workload instead of AllocPattern's. */
+    static final String PINNING = "PINNING";
 
     private FootprintBreakdown() {
     }
@@ -33,9 +37,11 @@ public final class FootprintBreakdown {
         String distribution = args.length > 0 ? args[0] : "API_GATEWAY";
         int maxLive = args.length > 1 ? Integer.parseInt(args[1]) : 8192;
         long ops = args.length > 2 ? Long.parseLong(args[2]) : 20_000_000L;
-        System.out.printf(Locale.ROOT, "%s, %,d live buffers, one event loop%n", distribution, maxLive);
+        int samples = args.length > 3 ? Integer.parseInt(args[3]) : 5;
+        System.out.printf(Locale.ROOT, "%s, %,d live buffers, one event loop%n", distribution,
+            PINNING.equals(distribution) ? PinningBenchmark.LONG_SLOTS + PinningBenchmark.SHORT_SLOTS : maxLive);
         System.out.println("        ops   live MiB   used MiB  used/live = rounding x occupancy x reuse pool");
-        for (Sample s : onEventLoop(MagazineByteBufAllocator.builder().build(), distribution, maxLive, ops, 5)) {
+        for (Sample s : onEventLoop(MagazineByteBufAllocator.builder().build(), distribution, maxLive, ops, samples)) {
             System.out.printf(Locale.ROOT, "%,11d %10.2f %10.2f  %9.3f = %8.3f x %9.3f x %10.3f%n", s.ops,
                 s.liveBytes / 1048576.0, s.usedBytes / 1048576.0, s.usedPerLive(), s.rounding(), s.occupancy(),
                 s.reusePool());
@@ -86,19 +92,20 @@ public final class FootprintBreakdown {
 
     private static void run(MagazineByteBufAllocator alloc, String distribution, int maxLive, long ops, long every,
                             List<Sample> samples) {
-        int[] sizes = SizeTable.of(distribution);
-        int[] order = AllocPatternBenchmark.shuffledRounds(maxLive, Math.max(1, SizeTable.LENGTH / maxLive));
-        ByteBuf[] live = new ByteBuf[maxLive];
-        int[] liveSizes = new int[maxLive];
+        boolean pinning = PINNING.equals(distribution);
+        int[] sizes = pinning ? SizeTable.logUniform(PinningBenchmark.MIN_SIZE, PinningBenchmark.MAX_SIZE)
+            : SizeTable.of(distribution);
+        IntSupplier nextSlot = pinning ? pinningSlots() : shuffledSlots(maxLive);
+        int slots = pinning ? PinningBenchmark.LONG_SLOTS + PinningBenchmark.SHORT_SLOTS : maxLive;
+        ByteBuf[] live = new ByteBuf[slots];
+        int[] liveSizes = new int[slots];
         int sizeCursor = 0;
-        int orderCursor = 0;
-        for (int slot = 0; slot < maxLive; slot++) {
+        for (int slot = 0; slot < slots; slot++) {
             liveSizes[slot] = sizes[sizeCursor++];
             live[slot] = alloc.directBuffer(liveSizes[slot]);
         }
         for (long op = 1; op <= ops; op++) {
-            int slot = order[orderCursor];
-            orderCursor = orderCursor + 1 == order.length ? 0 : orderCursor + 1;
+            int slot = nextSlot.getAsInt();
             live[slot].release();
             liveSizes[slot] = sizes[sizeCursor];
             sizeCursor = sizeCursor + 1 == sizes.length ? 0 : sizeCursor + 1;
@@ -110,6 +117,36 @@ public final class FootprintBreakdown {
         for (ByteBuf buf : live) {
             buf.release();
         }
+    }
+
+    /** AllocPattern's order: shuffled rounds of all slots, so buffers live about {@code maxLive} operations. */
+    private static IntSupplier shuffledSlots(int maxLive) {
+        int[] order = AllocPatternBenchmark.shuffledRounds(maxLive, Math.max(1, SizeTable.LENGTH / maxLive));
+        int[] cursor = new int[1];
+        return () -> {
+            int slot = order[cursor[0]];
+            cursor[0] = cursor[0] + 1 == order.length ? 0 : cursor[0] + 1;
+            return slot;
+        };
+    }
+
+    /**
+     * Pinning's order: every {@code LONG_EVERY}th operation replaces the next long-lived slot (the first
+     * {@code LONG_SLOTS}), the others the next short-lived one (the last {@code SHORT_SLOTS}).
+     */
+    private static IntSupplier pinningSlots() {
+        int[] state = new int[3]; // op within LONG_EVERY, long cursor, short cursor
+        return () -> {
+            if (++state[0] == PinningBenchmark.LONG_EVERY) {
+                state[0] = 0;
+                int slot = state[1];
+                state[1] = slot + 1 == PinningBenchmark.LONG_SLOTS ? 0 : slot + 1;
+                return slot;
+            }
+            int slot = state[2];
+            state[2] = slot + 1 == PinningBenchmark.SHORT_SLOTS ? 0 : slot + 1;
+            return PinningBenchmark.LONG_SLOTS + slot;
+        };
     }
 
     private static Sample sample(MagazineByteBufAllocatorMetric metric, int[] liveSizes, long op) {

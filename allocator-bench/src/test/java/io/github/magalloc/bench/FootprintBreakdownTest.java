@@ -10,9 +10,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class FootprintBreakdownTest {
     @Test
-    void eachFactorIsInItsRangeAndNothingIsHeldAfterTheEventLoopEnds() throws InterruptedException {
+    void allocPatternFactorsAreInRangeAndNothingIsHeldAfterTheEventLoopEnds() throws InterruptedException {
+        assertFactorsInRangeAndAllBack("API_GATEWAY", 40_000);
+    }
+
+    @Test
+    void pinningFactorsAreInRangeAndNothingIsHeldAfterTheEventLoopEnds() throws InterruptedException {
+        assertFactorsInRangeAndAllBack(FootprintBreakdown.PINNING, 4_000);
+    }
+
+    private static void assertFactorsInRangeAndAllBack(String workload, long ops) throws InterruptedException {
         MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
-        List<Sample> samples = FootprintBreakdown.onEventLoop(alloc, "API_GATEWAY", 512, 40_000, 4);
+        List<Sample> samples = FootprintBreakdown.onEventLoop(alloc, workload, 512, ops, 4);
 
         assertThat(samples).hasSize(4);
         for (Sample s : samples) {
