@@ -145,7 +145,7 @@ if __name__ == '__main__':
     print('live   variant                                  rounding  occupancy  reuse pool  used/live  refills/alloc')
     for max_live in (8192, 1024):
         for name, classes, segments, policy in [
-                ('before: 16 segments, oldest partial', CLASSES, 16, 'oldest'),
+                ('magalloc: 16 segments, oldest partial', CLASSES, 16, 'oldest'),
                 ('8 segments, oldest partial (tried)', CLASSES, 8, 'oldest'),
                 ('16 segments, fullest partial', CLASSES, 16, 'fullest'),
                 ('16 segments, first-made partial', CLASSES, 16, 'first-made'),

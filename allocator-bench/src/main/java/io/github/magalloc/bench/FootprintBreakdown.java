@@ -12,8 +12,9 @@ import java.util.function.IntSupplier;
 
 /**
  * Where magalloc's used memory goes under {@link AllocPatternBenchmark}'s workload (or, with the distribution
- * {@code PINNING}, {@link PinningBenchmark}'s): the same size table and slot order, on one event-loop thread ({@code FastThreadLocalThread}, so it gets its own magazine), no timing. Every
- * {@code ops / 5} operations it splits used / live into three factors, from the public metric only:
+ * {@code PINNING}, {@link PinningBenchmark}'s): the same size table and slot order, on one event-loop thread (a
+ * {@code FastThreadLocalThread}, so it gets its own magazine), no timing. At {@code samples} evenly spaced points
+ * it splits used / live into three factors, from the public metric only:
  * <ul>
  *   <li>rounding: bytes of the segments (size class) and page runs (whole 8 KiB pages) / bytes asked for;</li>
  *   <li>occupancy: bytes of the chunks magazines hold / those segment and page bytes (a chunk goes back only when
