@@ -38,7 +38,10 @@ import java.lang.invoke.VarHandle;
  */
 final class LargeChunk extends Chunk {
     static final int PAGE_SHIFT = 13;
-    /** 8 KiB: in simulations of the pinning workload 8 and 16 KiB pages reserved the same; 8 KiB wastes less per buffer. */
+    /**
+     * 8 KiB: in simulations of the pinning workload 8 and 16 KiB pages reserved the same; 8 KiB wastes less per
+     * buffer.
+     */
     static final int PAGE_SIZE = 1 << PAGE_SHIFT;
 
     /** The magazine that allocates from this chunk; told when a release empties it. */

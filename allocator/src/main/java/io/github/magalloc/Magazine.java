@@ -517,11 +517,6 @@ final class Magazine extends MagazinePad {
         }
     }
 
-    /** Number of large chunks this magazine holds; owner only. */
-    int largeChunkCount() {
-        return largeChunks.size();
-    }
-
     /**
      * Owner only: gives every entirely free chunk, current ones included, back to the reuse pool, and every large
      * chunk no buffer uses.
@@ -664,7 +659,10 @@ abstract class MagazineShared extends CacheLinePadding {
     final MpscAtomicArrayQueue<MagByteBuf> deferredReleases = new MpscAtomicArrayQueue<>(DEFERRED_RELEASES);
     /** A remote release raced with {@link Magazine#abandon}: the next lock holder drains every chunk again. */
     private volatile boolean remoteSweepRequested;
-    /** A release emptied a large chunk of the magazine: its owner may give spare ones back ({@link Magazine#onLargeChunkEmptied}). */
+    /**
+     * A release emptied a large chunk of the magazine: its owner may give spare ones back
+     * ({@link Magazine#onLargeChunkEmptied}).
+     */
     private volatile boolean largeChunkEmptied;
 
     MagazineShared(Thread owner) {

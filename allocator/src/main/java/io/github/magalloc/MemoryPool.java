@@ -392,9 +392,9 @@ final class MemoryPool {
 
     /**
      * Slab size of a new large chunk for a run of {@code runBytes}, when the magazine's large requests average
-     * {@code averageSize}: room for four average runs (a power of two from 128 KiB to {@code maxLargeChunkSize}),
-     * and at least the run itself. Small enough that a rarely used chunk costs little, big enough that several
-     * buffers share a chunk and pages freed around a long-lived one are reused.
+     * {@code averageSize}: room for two average runs, rounded up to a power of two from 128 KiB to
+     * {@code maxLargeChunkSize}, and at least the run itself. Small enough that a rarely used chunk costs little,
+     * big enough that several buffers share a chunk and pages freed around a long-lived one are reused.
      */
     int largeChunkSizeFor(int runBytes, int averageSize) {
         long wanted = Math.max(runBytes, (long) averageSize * 2);
