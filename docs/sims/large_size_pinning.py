@@ -1,8 +1,10 @@
 # Simulation of the Pinning benchmark (allocator-bench PinningBenchmark: sizes log-uniform 16 KiB-1 MiB, 80
 # long-lived slots replaced every 100 operations, 8 short-lived ones) under two designs for sizes above the size
 # classes: the old bump-allocated, reference-counted large chunks, and page runs inside fixed-size chunks (built).
-# Prints used bytes / live bytes (median and worst over the run). Sizes up to 32 KiB are counted at their size
+# Prints used bytes / live bytes (median and worst over the run); the last rows compare placements and spare
+# allowances (no reuse pool in any row). Sizes up to 32 KiB are counted at their size
 # class. Used to choose the large-size design (docs/design.md, protocol 6); run: python3 large_size_pinning.py
+# (about 6 minutes).
 import random, math, sys
 random.seed(42)
 MIN, MAX = 16*1024, 1024*1024
@@ -65,6 +67,45 @@ class Runs:
         for i in range(start, start + pages): c[i] = False
         if not any(c) and len(s.chunks) > 1: s.chunks.remove(c)
 
+class Placed(Runs):
+    """Page runs in 1 MiB chunks with a choice of placement, and empty chunks kept as spares up to 1/spare_div of
+    the chunks in use (None: one). Placement: 'first' fit (built), 'best' (the shortest free run that fits, over
+    all chunks) or 'fullest' (the fullest chunk that has a long enough run). Used to check whether placement,
+    rather than the empty memory kept, is what stands between Pinning and 1.5x (it is not)."""
+    def __init__(s, mode, spare_div): super().__init__(1 << 20, 8192); s.mode = mode; s.spare_div = spare_div
+    def alloc(s, n):
+        pages = -(-n // s.PG)
+        if pages * s.PG > s.CH: return ('huge', n)
+        best = None
+        for c in s.chunks:
+            for start, length in s.free_runs(c):
+                if length < pages: continue
+                key = 0 if s.mode == 'first' else length if s.mode == 'best' else -sum(c)
+                if best is None or key < best[0]: best = (key, c, start)
+                if s.mode == 'first': break
+            if best is not None and s.mode == 'first': break
+        if best is None:
+            c = [False] * (s.CH // s.PG); s.chunks.append(c); start = 0
+        else:
+            _, c, start = best
+        for i in range(start, start + pages): c[i] = True
+        return (id(c), start, pages, c)
+    @staticmethod
+    def free_runs(c):
+        i = 0
+        while i < len(c):
+            if c[i]: i += 1; continue
+            j = i
+            while j < len(c) and not c[j]: j += 1
+            yield i, j - i; i = j
+    def free(s, h):
+        if h[0] == 'huge': return
+        _, start, pages, c = h
+        for i in range(start, start + pages): c[i] = False
+        empty = [x for x in s.chunks if not any(x)]
+        keep = 1 if s.spare_div is None else max(1, (len(s.chunks) - len(empty)) // s.spare_div)
+        for x in empty[keep:]: s.chunks.remove(x)
+
 def run(design, ops=400_000):
     LONG_EVERY, LONG_SLOTS, SHORT_SLOTS = 100, 80, 8
     huge = 0
@@ -101,3 +142,8 @@ def run(design, ops=400_000):
 print("bump (before page runs)  median %.2fx max %.2fx" % run(Bump()))
 for ch, pg in ((1 << 20, 8192), (2 << 20, 8192), (2 << 20, 16384), (4 << 20, 16384), (4 << 20, 32768), (8 << 20, 32768)):
     print("runs chunk %4d KiB page %2d KiB: median %.2fx max %.2fx" % ((ch >> 10, pg >> 10) + run(Runs(ch, pg))))
+for mode in ('first', 'best', 'fullest'):
+    for spare_div in (None, 8, 4):
+        print("runs 1 MiB, %-7s fit, spares %-8s median %.2fx max %.2fx" % ((mode, 'one' if spare_div is None else
+              '1/%d' % spare_div) + run(Placed(mode, spare_div), ops=200_000)))
+

@@ -35,7 +35,7 @@ class DirectMagByteBuf extends MagByteBuf {
     }
 
     @Override
-    final void copyContentTo(MagByteBuf target, int bytes) {
+    void copyContentTo(MagByteBuf target, int bytes) {
         ((DirectMagByteBuf) target).memory.put(target.offset, memory, offset, bytes);
     }
 

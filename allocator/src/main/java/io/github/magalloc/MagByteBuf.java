@@ -129,6 +129,15 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
         }
     }
 
+    /**
+     * Frees an object no other code has seen (a reallocation's temporary) without the reference count's atomic:
+     * no stale reference to it can exist, so nobody can observe that its count stays 1 while it is free, and the
+     * next hand-out resets the count anyway.
+     */
+    final void freeUnshared() {
+        deallocate();
+    }
+
     /** The memory is back with its chunk: the object goes home. */
     final void recycle(long threadId) {
         home.recycle(this, threadId);

@@ -207,7 +207,7 @@ final class MemoryPool {
         buf.copyContentTo(fresh, Math.min(buf.capacity(), newCapacity));
         buf.swapMemory(fresh);
         swapSegmentSlots(buf, fresh);
-        fresh.release();
+        fresh.freeUnshared();
     }
 
     /**

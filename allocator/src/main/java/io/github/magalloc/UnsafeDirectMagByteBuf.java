@@ -27,6 +27,12 @@ final class UnsafeDirectMagByteBuf extends DirectMagByteBuf {
         address = slab.address + offset;
     }
 
+    /** One raw copy: the ByteBuffer path checks bounds and the buffer's scope again on every growth step. */
+    @Override
+    void copyContentTo(MagByteBuf target, int bytes) {
+        PlatformDependent.copyMemory(address, ((UnsafeDirectMagByteBuf) target).address, bytes);
+    }
+
     private long addr(int index) {
         return address + index;
     }

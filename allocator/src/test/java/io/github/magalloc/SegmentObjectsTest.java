@@ -24,6 +24,42 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SegmentObjectsTest {
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
 
+    /**
+     * Growth allocates the new memory with a temporary object and frees the old memory through it
+     * ({@link MemoryPool#reallocate}): every byte must arrive, and every old segment and page run must go back, so
+     * that once the loop has ended and the allocator trims, nothing is held. Seeded random growth steps across the
+     * size classes and into large chunks, several buffers live at once.
+     */
+    @Test
+    void growthKeepsEveryByteAndGivesEveryOldSegmentBack() throws Exception {
+        long seed = 20261124L;
+        EventLoopThreads.runToEnd(() -> {
+            java.util.Random random = new java.util.Random(seed);
+            List<ByteBuf> live = new ArrayList<>();
+            for (int round = 0; round < 500; round++) {
+                ByteBuf buf = allocator.directBuffer(1 + random.nextInt(512));
+                int target = 1 + random.nextInt(random.nextBoolean() ? 40_000 : 200_000);
+                for (int i = 0; i < target; i++) {
+                    buf.writeByte(i * 31 + round); // writeByte grows the buffer whenever it is full
+                }
+                int firstWrong = -1;
+                for (int i = 0; i < target && firstWrong < 0; i++) {
+                    firstWrong = buf.getByte(i) == (byte) (i * 31 + round) ? -1 : i;
+                }
+                assertThat(firstWrong).as("first wrong byte, seed %d round %d", seed, round).isEqualTo(-1);
+                live.add(buf);
+                if (live.size() > 8) {
+                    live.remove(random.nextInt(live.size())).release();
+                }
+            }
+            live.forEach(ByteBuf::release);
+            return null;
+        });
+        allocator.trim();
+        assertThat(allocator.metric().usedDirectMemory()).as("memory held after every grown buffer was released")
+            .isZero();
+    }
+
     @Test
     void anObjectWhoseMemoryGrewAwayIsNotHandedOutWithItsOldSegment() throws Exception {
         EventLoopThreads.runToEnd(() -> {
