@@ -24,15 +24,31 @@ final class Slab {
     final long address;
     private final CleanableDirectBuffer cleanable;
 
+    /**
+     * Direct slabs start on a cache line. The system's allocator gives 16-byte alignment, so without this every
+     * segment (whose sizes are multiples of 16) sat at the same odd offset in its lines, and the 32-byte moves of a
+     * copy or a bulk write split across two lines half the time; which offset a slab got changed from JVM to JVM.
+     */
+    static final int ALIGNMENT = 64;
+
     private Slab(int size, byte[] array, CleanableDirectBuffer cleanable) {
         this.size = size;
         this.array = array;
         this.cleanable = cleanable;
-        this.buffer = cleanable == null ? null : cleanable.buffer().order(ByteOrder.BIG_ENDIAN);
-        if (cleanable != null && cleanable.hasMemoryAddress()) {
+        if (cleanable == null) {
+            this.buffer = null;
+            this.hasAddress = false;
+            this.address = 0;
+            return;
+        }
+        ByteBuffer whole = cleanable.buffer();
+        int shift = (ALIGNMENT - whole.alignmentOffset(0, ALIGNMENT)) & (ALIGNMENT - 1);
+        // Our own view of the aligned part; its position and limit are fixed here and never moved again.
+        this.buffer = whole.duplicate().position(shift).limit(shift + size).slice().order(ByteOrder.BIG_ENDIAN);
+        if (cleanable.hasMemoryAddress()) {
             this.hasAddress = true;
-            this.address = cleanable.memoryAddress();
-        } else if (cleanable != null && PlatformDependent.hasUnsafe()) {
+            this.address = cleanable.memoryAddress() + shift;
+        } else if (PlatformDependent.hasUnsafe()) {
             this.hasAddress = true;
             this.address = PlatformDependent.directBufferAddress(buffer);
         } else {
@@ -47,7 +63,8 @@ final class Slab {
 
     /** Throws {@link OutOfMemoryError} (from the JDK or Netty's direct memory counter) when memory is exhausted. */
     static Slab direct(int size) {
-        return new Slab(size, null, PlatformDependent.allocateDirect(size));
+        // ALIGNMENT - 1 bytes more would do; a whole line keeps the request a multiple of the line size.
+        return new Slab(size, null, PlatformDependent.allocateDirect(size + ALIGNMENT));
     }
 
     boolean isDirect() {
