@@ -42,7 +42,8 @@ final class Slab {
             return;
         }
         ByteBuffer whole = cleanable.buffer();
-        int shift = (ALIGNMENT - whole.alignmentOffset(0, ALIGNMENT)) & (ALIGNMENT - 1);
+        // No padding (a buffer within a line of the int limit, see direct): the slab stays where the system put it.
+        int shift = whole.capacity() == size ? 0 : (ALIGNMENT - whole.alignmentOffset(0, ALIGNMENT)) & (ALIGNMENT - 1);
         // Our own view of the aligned part; its position and limit are fixed here and never moved again.
         this.buffer = whole.duplicate().position(shift).limit(shift + size).slice().order(ByteOrder.BIG_ENDIAN);
         if (cleanable.hasMemoryAddress()) {
@@ -63,8 +64,10 @@ final class Slab {
 
     /** Throws {@link OutOfMemoryError} (from the JDK or Netty's direct memory counter) when memory is exhausted. */
     static Slab direct(int size) {
-        // ALIGNMENT - 1 bytes more would do; a whole line keeps the request a multiple of the line size.
-        return new Slab(size, null, PlatformDependent.allocateDirect(size + ALIGNMENT));
+        // ALIGNMENT - 1 bytes more would do; a whole line keeps the request a multiple of the line size. A request
+        // too close to the int limit for the padding gets none, rather than a negative size.
+        int padding = size <= Integer.MAX_VALUE - ALIGNMENT ? ALIGNMENT : 0;
+        return new Slab(size, null, PlatformDependent.allocateDirect(size + padding));
     }
 
     boolean isDirect() {

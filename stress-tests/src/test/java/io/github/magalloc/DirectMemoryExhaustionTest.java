@@ -156,6 +156,23 @@ class DirectMemoryExhaustionTest {
         alloc.directBuffer(2 << 20).release();
     }
 
+    /**
+     * A request within a cache line of the int limit: the slab's alignment padding must not overflow the size into a
+     * negative one (which fails with an IllegalArgumentException that names nothing); it is an ordinary
+     * out-of-memory, and the allocator serves normally afterwards.
+     */
+    @Test
+    @Order(6)
+    void hugeRequestAtTheIntLimitIsAClearOutOfMemory() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        int size = Integer.MAX_VALUE - 8;
+        assertThatThrownBy(() -> alloc.directBuffer(size, Integer.MAX_VALUE))
+            .isInstanceOf(OutOfMemoryError.class)
+            .hasMessageContaining("magalloc: cannot allocate " + size + " bytes");
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+        alloc.directBuffer(2 << 20).release();
+    }
+
     @Test
     @Order(7)
     void growthOutOfMemoryLeavesTheBufferAsItWas() {
