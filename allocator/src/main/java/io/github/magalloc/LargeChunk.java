@@ -12,8 +12,8 @@ import java.lang.invoke.VarHandle;
  * bytes reserved). With pages, the memory around a long-lived buffer is reused as soon as its neighbours go.
  *
  * <h2>Who writes what</h2>
- * Every field below is guarded by {@link #lock}: allocation (the owning magazine's thread or lock holder), release
- * (any thread) and {@link #detach} (the owner). Large requests are rare next to size-classed ones, and a lock
+ * Every field below is guarded by the chunk's lock ({@link #lock()}): allocation (the owning magazine's thread or
+ * lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next to size-classed ones, and a lock
  * costs the same one atomic per allocation and per release as a reference count would, while any thread can give
  * pages back directly: so a large chunk needs none of the magazine's ownership protocols (remote queues,
  * deferral, the abandonment drain). The lock also orders memory: a releaser's last write to its pages happens
@@ -47,7 +47,13 @@ final class LargeChunk extends Chunk {
     /** The magazine that allocates from this chunk; told when a release empties it. */
     final Magazine magazine;
     final int pageCount;
-    private final StripeLock lock = new StripeLock();
+    /**
+     * The lock word: 0 free, 1 held; CAS to take it (acquire), release store to give it back. In the chunk itself,
+     * unpadded: a {@link StripeLock} has cache lines to itself (272 bytes) because stripes are locked for every
+     * plain-thread allocation, while a large chunk is locked once per large buffer, and an object that size per
+     * chunk was half the garbage of a new large chunk.
+     */
+    private volatile int lockState;
     /** Bit {@code p % 64} of word {@code p / 64} is set while page {@code p} belongs to a live buffer. */
     private final long[] usedPages;
     private int usedPageCount;
@@ -56,10 +62,13 @@ final class LargeChunk extends Chunk {
     private boolean detached;
 
     private static final VarHandle FREE_RUN_BOUND;
+    private static final VarHandle LOCK_STATE;
 
     static {
         try {
-            FREE_RUN_BOUND = MethodHandles.lookup().findVarHandle(LargeChunk.class, "freeRunBound", int.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            FREE_RUN_BOUND = lookup.findVarHandle(LargeChunk.class, "freeRunBound", int.class);
+            LOCK_STATE = lookup.findVarHandle(LargeChunk.class, "lockState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -77,6 +86,19 @@ final class LargeChunk extends Chunk {
         }
     }
 
+    /** Acquire semantics: the previous holder's writes are visible. */
+    private void lock() {
+        for (int spins = 0; !(lockState == 0 && LOCK_STATE.compareAndSet(this, 0, 1));
+             spins = StripeLock.backOff(spins)) {
+            // backOff waits
+        }
+    }
+
+    /** Release semantics: everything written under the lock is visible to the next holder. */
+    private void unlock() {
+        LOCK_STATE.setRelease(this, 0);
+    }
+
     /** Bytes a buffer of {@code size} bytes takes: whole pages. */
     static int runBytes(int size) {
         return (size + PAGE_SIZE - 1) & -PAGE_SIZE;
@@ -91,7 +113,7 @@ final class LargeChunk extends Chunk {
         if ((int) FREE_RUN_BOUND.getAcquire(this) < pages) {
             return -1; // no lock taken: see the invariant of freeRunBound
         }
-        lock.lock();
+        lock();
         try {
             if (detached || freeRunBound < pages) {
                 return -1;
@@ -105,7 +127,7 @@ final class LargeChunk extends Chunk {
             setFreeRunBound(Math.min(freeRunBound, pageCount - usedPageCount));
             return first << PAGE_SHIFT;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -124,7 +146,7 @@ final class LargeChunk extends Chunk {
         int pages = buf.maxLength >>> PAGE_SHIFT;
         boolean empty;
         boolean giveBack;
-        lock.lock();
+        lock();
         try {
             clearPages(first, pages);
             usedPageCount -= pages;
@@ -132,7 +154,7 @@ final class LargeChunk extends Chunk {
             empty = usedPageCount == 0;
             giveBack = empty && detached;
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (giveBack) {
             pool.retireLargeChunk(this);
@@ -148,12 +170,12 @@ final class LargeChunk extends Chunk {
      */
     void detach() {
         boolean giveBack;
-        lock.lock();
+        lock();
         try {
             detached = true;
             giveBack = usedPageCount == 0;
         } finally {
-            lock.unlock();
+            unlock();
         }
         if (giveBack) {
             pool.retireLargeChunk(this);
@@ -162,11 +184,11 @@ final class LargeChunk extends Chunk {
 
     /** Owner only: true when no buffer uses the chunk (only the owner allocates, so it stays so until it does). */
     boolean isUnused() {
-        lock.lock();
+        lock();
         try {
             return usedPageCount == 0;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 

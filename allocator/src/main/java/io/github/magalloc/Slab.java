@@ -44,8 +44,9 @@ final class Slab {
         ByteBuffer whole = cleanable.buffer();
         // No padding (a buffer within a line of the int limit, see direct): the slab stays where the system put it.
         int shift = whole.capacity() == size ? 0 : (ALIGNMENT - whole.alignmentOffset(0, ALIGNMENT)) & (ALIGNMENT - 1);
-        // Our own view of the aligned part; its position and limit are fixed here and never moved again.
-        this.buffer = whole.duplicate().position(shift).limit(shift + size).slice().order(ByteOrder.BIG_ENDIAN);
+        // Our own view of the aligned part; its position and limit are fixed here and never moved again. One
+        // absolute slice, not duplicate-then-slice: a slab taken from the system makes one object less of garbage.
+        this.buffer = whole.slice(shift, size).order(ByteOrder.BIG_ENDIAN);
         if (cleanable.hasMemoryAddress()) {
             this.hasAddress = true;
             this.address = cleanable.memoryAddress() + shift;

@@ -31,15 +31,22 @@ final class StripeLock extends StripeLockState {
     }
 
     void lock() {
-        int spins = 0;
-        while (!tryLock()) {
-            if (++spins < SPINS_BEFORE_YIELD) {
-                Thread.onSpinWait();
-            } else {
-                spins = 0;
-                Thread.yield();
-            }
+        for (int spins = 0; !tryLock(); spins = backOff(spins)) {
+            // backOff waits
         }
+    }
+
+    /**
+     * How every magalloc spin lock waits after a failed attempt: spins briefly, then yields; returns the new spin
+     * count. Shared with {@link LargeChunk}'s lock, whose word lives in the chunk itself.
+     */
+    static int backOff(int spins) {
+        if (spins + 1 < SPINS_BEFORE_YIELD) {
+            Thread.onSpinWait();
+            return spins + 1;
+        }
+        Thread.yield();
+        return 0;
     }
 
     /** Release semantics: everything written under the lock is visible to the next holder. */
