@@ -6,6 +6,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Comparator;
 
 /**
  * A set of chunks, per size class one current chunk plus partial and full ones, and the owner of their free lists.
@@ -48,8 +49,8 @@ final class Magazine extends MagazinePad {
     private final ArrayList<LargeChunk> largeChunks = new ArrayList<>(4);
     /** Scratch list of {@link #releaseSpareLargeChunks}, kept so that it makes no garbage. */
     private final ArrayList<LargeChunk> unusedLargeChunks = new ArrayList<>(4);
-    /** Spare (empty) large chunks are kept up to 1/this of the bytes of the large chunks in use. */
-    private static final int SPARE_LARGE_CHUNK_SHARE = 4;
+    /** Spare chunks are looked at biggest first: a spare serves every request up to its size. */
+    private static final Comparator<LargeChunk> BIGGEST_FIRST = (a, b) -> Integer.compare(b.slab.size, a.slab.size);
     /** Running average of large request sizes (whole pages): sizes the next large chunk. */
     private int averageLargeSize;
 
@@ -418,7 +419,7 @@ final class Magazine extends MagazinePad {
     MagByteBuf allocateLargeOnNewSlab(MagByteBuf buf, int initialCapacity, int maxCapacity, Slab slab) {
         int runBytes = LargeChunk.runBytes(initialCapacity);
         if (allocateFromLargeChunks(buf, runBytes, initialCapacity, maxCapacity)) {
-            pool.releaseSlab(slab);
+            pool.releaseLargeSlab(slab);
         } else {
             allocateOnNewLargeChunk(buf, slab, runBytes, initialCapacity, maxCapacity);
         }
@@ -474,11 +475,11 @@ final class Magazine extends MagazinePad {
     }
 
     /**
-     * Owner: gives back the unused large chunks beyond a spare allowance: one chunk, or more while they add up to
-     * at most a quarter of the bytes of the chunks in use. Why keep spares: a request near the chunk size fits only
-     * an empty chunk, and giving every emptied chunk back made one new chunk (and its garbage) per 37 operations of
-     * the pinning benchmark (5.6 B/op); why only a quarter: a burst that is over should not stay reserved. The flag
-     * is cleared before the chunks are looked at, so an emptying that this pass misses sets it again.
+     * Owner: gives back the unused large chunks beyond a spare allowance: one chunk, and more while they add up to
+     * at most a share of the bytes of the chunks in use; which ones and what share, {@link LargeSlabReturn} says.
+     * Why only a share: a burst that is over should not stay reserved. The flag is cleared before the chunks are
+     * looked at, so an emptying that this pass misses sets it again. Sorting allocates nothing here: below 32
+     * elements the JDK sorts in place.
      */
     private void releaseSpareLargeChunks() {
         soLargeChunkEmptied(false);
@@ -492,11 +493,16 @@ final class Magazine extends MagazinePad {
                 inUseBytes += chunk.slab.size;
             }
         }
+        LargeSlabReturn policy = pool.largeSlabReturn;
+        if (policy.biggestSparesFirst) {
+            unused.sort(BIGGEST_FIRST);
+        }
+        long allowance = inUseBytes / policy.spareShare;
         long spareBytes = 0;
         for (int i = 0, n = unused.size(); i < n; i++) {
             LargeChunk chunk = unused.get(i);
             spareBytes += chunk.slab.size;
-            if (i > 0 && spareBytes > inUseBytes / SPARE_LARGE_CHUNK_SHARE) {
+            if (i > 0 && spareBytes > allowance) {
                 largeChunks.remove(chunk);
                 chunk.detach();
             }

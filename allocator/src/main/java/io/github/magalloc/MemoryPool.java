@@ -28,6 +28,8 @@ final class MemoryPool {
     /** True once any thread that is not a FastThreadLocalThread may have a magazine of its own. */
     private volatile boolean plainThreadMagazines;
     private final boolean unsafeDirect;
+    /** Where empty large-chunk slabs go: the reuse pool, or the system where that is cheap. */
+    final LargeSlabReturn largeSlabReturn;
 
     /** Shared magazines, each with its own lock. */
     private final Magazine[] stripes;
@@ -50,6 +52,7 @@ final class MemoryPool {
         this.threadLocalForAllThreads = config.threadLocalMagazinesForAllThreads();
         this.plainThreadMagazines = threadLocalForAllThreads;
         this.unsafeDirect = direct && PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
+        this.largeSlabReturn = LargeSlabReturn.of(direct);
         this.reuse = new ReusePool(config.reuseBudgetBytes(), Math.max(SizeClasses.MAX_CHUNK_SIZE, maxLargeChunkSize));
         this.stripes = new Magazine[config.sharedMagazines()];
         for (int i = 0; i < stripes.length; i++) {
@@ -288,7 +291,7 @@ final class MemoryPool {
     /** A detached large chunk no buffer uses any more: its slab goes back (see {@link LargeChunk}'s invariants). */
     void retireLargeChunk(LargeChunk chunk) {
         metrics.largeChunks.decrementAndGet();
-        releaseSlab(chunk.slab);
+        releaseLargeSlab(chunk.slab);
     }
 
     /**
@@ -307,9 +310,16 @@ final class MemoryPool {
         return slab;
     }
 
-    /** Returns an empty large-chunk slab to the reuse pool, or to the system when the pool is at its budget. */
+    /** Returns an empty size-class slab to the reuse pool, or to the system when the pool is at its budget. */
     void releaseSlab(Slab slab) {
         if (!reuse.offerSlab(slab)) {
+            freeSlab(slab);
+        }
+    }
+
+    /** Returns an empty large-chunk slab to where {@link #largeSlabReturn} says. */
+    void releaseLargeSlab(Slab slab) {
+        if (largeSlabReturn == LargeSlabReturn.TO_SYSTEM || !reuse.offerSlab(slab)) {
             freeSlab(slab);
         }
     }

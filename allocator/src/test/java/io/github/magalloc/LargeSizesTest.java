@@ -19,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class LargeSizesTest {
     private static final int KIB = 1024;
+    private static final int MIB = 1024 * KIB;
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
     private final MagazineByteBufAllocatorMetric metric = allocator.metric();
 
@@ -100,6 +101,67 @@ class LargeSizesTest {
             allocator.trim();
             allocator.heapBuffer(64).release(); // the thread's next refill acts on the trim request
             assertThat(metric.activeLargeChunks(false)).isZero();
+            return null;
+        });
+    }
+
+    /**
+     * Which empty chunk a magazine keeps as its spare: where large slabs go back to the system, the biggest one, which
+     * fits every request a smaller one fits; where they go to the reuse pool, the first made. Small chunks made
+     * first and a 1 MiB one made last all empty; the next large allocation keeps one of them. Keeping the first made
+     * where slabs go to the system (the order before) fails this test on JDK 17.
+     */
+    @Test
+    void theSpareKeptDependsOnWhereLargeSlabsGo() throws Exception {
+        EventLoopThreads.runToEnd(() -> {
+            ByteBuf[] buffers = new ByteBuf[13];
+            for (int i = 0; i < buffers.length - 1; i++) {
+                buffers[i] = allocator.directBuffer(40 * KIB);
+            }
+            buffers[buffers.length - 1] = allocator.directBuffer(900 * KIB);
+            assertThat(metric.activeLargeChunks(true)).isGreaterThan(2);
+            releaseAll(buffers);
+            ByteBuf next = allocator.directBuffer(40 * KIB);
+            assertThat(metric.activeLargeChunks(true)).isEqualTo(1);
+            long heldByMagazines = metric.usedDirectMemory() - metric.pooledFreeMemory(true);
+            if (LargeSlabReturn.of(true) == LargeSlabReturn.TO_SYSTEM) {
+                assertThat(heldByMagazines).as("the 1 MiB chunk made last is kept").isEqualTo(MIB);
+            } else {
+                assertThat(heldByMagazines).as("the first small chunk is kept").isEqualTo(128 * KIB);
+            }
+            next.release();
+            return null;
+        });
+    }
+
+    /**
+     * A large slab that is not a spare goes back to the system where Netty frees direct memory at once (the reuse
+     * pool would only keep it reserved), and to the reuse pool where freeing is not cheap: heap memory, or direct
+     * memory that waits for the GC (JDK 25 without native access). Both kinds, in the JVM this test runs on.
+     */
+    @Test
+    void emptyLargeSlabsGoBackToTheSystemWhereFreeingIsCheap() throws Exception {
+        EventLoopThreads.runToEnd(() -> {
+            for (boolean direct : new boolean[] {true, false}) {
+                ByteBuf[] burst = new ByteBuf[30];
+                for (int i = 0; i < burst.length; i++) {
+                    burst[i] = direct ? allocator.directBuffer(256 * KIB) : allocator.heapBuffer(256 * KIB);
+                }
+                assertThat(metric.activeLargeChunks(direct)).isGreaterThan(2);
+                assertThat(metric.pooledFreeMemory(direct)).isZero();
+                releaseAll(burst);
+                ByteBuf next = direct ? allocator.directBuffer(256 * KIB) : allocator.heapBuffer(256 * KIB);
+                assertThat(metric.activeLargeChunks(direct)).as("the chunk serving the new buffer only").isEqualTo(1);
+                boolean freedAtOnce = LargeSlabReturn.of(direct) == LargeSlabReturn.TO_SYSTEM;
+                if (freedAtOnce) {
+                    assertThat(metric.pooledFreeMemory(direct)).as("direct, freed at once: nothing pooled").isZero();
+                    assertThat(metric.usedDirectMemory()).as("only the chunk in use").isLessThanOrEqualTo(MIB);
+                } else {
+                    assertThat(metric.pooledFreeMemory(direct)).as((direct ? "direct" : "heap") + ": slabs pooled")
+                        .isPositive();
+                }
+                next.release();
+            }
             return null;
         });
     }

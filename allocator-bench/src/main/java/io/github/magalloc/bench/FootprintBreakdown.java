@@ -41,16 +41,24 @@ public final class FootprintBreakdown {
         int samples = args.length > 3 ? Integer.parseInt(args[3]) : 5;
         System.out.printf(Locale.ROOT, "%s, %,d live buffers, one event loop%n", distribution,
             PINNING.equals(distribution) ? PinningBenchmark.LONG_SLOTS + PinningBenchmark.SHORT_SLOTS : maxLive);
-        System.out.println("        ops   live MiB   used MiB  used/live = rounding x occupancy x reuse pool");
+        System.out.println("        ops   live MiB   used MiB  used/live = rounding x occupancy x reuse pool"
+            + "   new slabs per 1,000 ops");
+        Sample previous = null;
         for (Sample s : onEventLoop(MagazineByteBufAllocator.builder().build(), distribution, maxLive, ops, samples)) {
-            System.out.printf(Locale.ROOT, "%,11d %10.2f %10.2f  %9.3f = %8.3f x %9.3f x %10.3f%n", s.ops,
+            long sinceOps = previous == null ? s.ops : s.ops - previous.ops;
+            long sinceSlabs = previous == null ? s.slabsAllocated : s.slabsAllocated - previous.slabsAllocated;
+            System.out.printf(Locale.ROOT, "%,11d %10.2f %10.2f  %9.3f = %8.3f x %9.3f x %10.3f   %12.3f%n", s.ops,
                 s.liveBytes / 1048576.0, s.usedBytes / 1048576.0, s.usedPerLive(), s.rounding(), s.occupancy(),
-                s.reusePool());
+                s.reusePool(), sinceSlabs * 1000.0 / sinceOps);
+            previous = s;
         }
     }
 
-    /** One look at the allocator after {@code ops} operations, in bytes. */
-    record Sample(long ops, long liveBytes, long roundedBytes, long chunkBytes, long usedBytes) {
+    /**
+     * One look at the allocator after {@code ops} operations, in bytes; {@code slabsAllocated} counts the trips to
+     * the system since the allocator started (the first sample's include the workload's initial fill).
+     */
+    record Sample(long ops, long liveBytes, long roundedBytes, long chunkBytes, long usedBytes, long slabsAllocated) {
         double rounding() {
             return roundedBytes / (double) liveBytes;
         }
@@ -162,7 +170,8 @@ public final class FootprintBreakdown {
             roundedBytes += rounded(size, classSizes);
         }
         long used = metric.usedDirectMemory();
-        return new Sample(op, liveBytes, roundedBytes, used - metric.pooledFreeMemory(true), used);
+        return new Sample(op, liveBytes, roundedBytes, used - metric.pooledFreeMemory(true), used,
+            metric.slabsAllocated(true));
     }
 
     /** Bytes a request really takes: its size class, or whole pages above the last class. */
