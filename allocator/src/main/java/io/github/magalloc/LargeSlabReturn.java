@@ -19,7 +19,7 @@ enum LargeSlabReturn {
      * Each trip to the system costs a new slab and its objects (about 270 bytes of garbage), so spares are chosen
      * to make few: the biggest first, which fit every request a smaller one fits (2 new slabs per 1,000 operations
      * of that benchmark instead of 13), up to an eighth of the bytes in use (pinning benchmark, JDK 17, 3 forks per
-     * run: 1.48x and 1.51x the live bytes at 0.58 B/op; a sixteenth 1.49x and 1.48x at 1.57 B/op, 10% slower).
+     * run: 1.48x and 1.51x the live bytes at 0.58 B/op; a sixteenth 1.49x and 1.48x at 1.57 B/op, 15% slower).
      */
     TO_SYSTEM(8, true);
 
