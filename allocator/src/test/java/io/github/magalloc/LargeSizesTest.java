@@ -58,7 +58,7 @@ class LargeSizesTest {
             ratios.sort(null);
             // Measured (deterministic: one thread, seeded sizes): median 1.55, worst 1.86; the bump-allocated
             // chunks before page runs: median 5.14. A simulation of bare first fit over 1 MiB chunks: 1.42 and 1.56
-            // (the magazine also keeps spare empty chunks, up to a quarter of the bytes in use).
+            // (the magazine also keeps spare empty chunks: for heap, up to a quarter of the bytes in use).
             assertThat(ratios.get(ratios.size() / 2)).as("median held/live").isLessThan(1.7);
             assertThat(worst).as("worst held/live").isLessThan(2.2);
             releaseAll(longLived);
