@@ -9,7 +9,7 @@ import io.netty.util.internal.PlatformDependent;
  * by hand), or on JDK 24+ through {@code free()} linked with the foreign function API, which Netty uses only when
  * native access is enabled for its module. Otherwise (JDK 25 without {@code Unsafe} and without
  * {@code --enable-native-access}) the memory of a freed slab waits for the garbage collector (Netty 4.2.18+) or a
- * shared arena's close, which stops every thread (older 4.2 releases); there a slab given back and taken again
+ * shared arena's close, a handshake with every thread (older 4.2 releases); there a slab given back and taken again
  * costs far more than one kept. A wrong answer costs memory or time, never correctness: both ways are safe.
  */
 final class DirectMemoryRelease {

@@ -45,7 +45,8 @@ final class Slab {
         // No padding (a buffer within a line of the int limit, see direct): the slab stays where the system put it.
         int shift = whole.capacity() == size ? 0 : (ALIGNMENT - whole.alignmentOffset(0, ALIGNMENT)) & (ALIGNMENT - 1);
         // Our own view of the aligned part; its position and limit are fixed here and never moved again. One
-        // absolute slice, not duplicate-then-slice: a slab taken from the system makes one object less of garbage.
+        // absolute slice, not duplicate-then-slice: one object less of garbage per slab taken from the system (a
+        // 1 MiB direct slab taken and freed: 248 -> 184 bytes, Netty's own objects included).
         this.buffer = whole.slice(shift, size).order(ByteOrder.BIG_ENDIAN);
         if (cleanable.hasMemoryAddress()) {
             this.hasAddress = true;
