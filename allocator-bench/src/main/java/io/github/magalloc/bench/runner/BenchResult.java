@@ -12,9 +12,10 @@ import java.util.Map;
 /**
  * One row of JMH's JSON result, reduced to what the report needs. For the cross-thread group benchmark the
  * headline score is the producer's ({@code produce}) secondary result, as the goals compare producer throughput.
+ * {@code forkScores} are the headline metric's mean per fork, in fork order (empty if JMH wrote no raw data).
  */
 record BenchResult(String benchmark, String mode, int jmhThreads, Map<String, String> params,
-                   double score, double error, String unit, Map<String, Double> secondary) {
+                   double score, double error, String unit, Map<String, Double> secondary, List<Double> forkScores) {
 
     static final String PRODUCER = "produce";
 
@@ -63,6 +64,29 @@ record BenchResult(String benchmark, String mode, int jmhThreads, Map<String, St
         return secondary.getOrDefault(label, Double.NaN);
     }
 
+    /** Median of the per-fork scores; NaN without any. */
+    double medianOfForks() {
+        if (forkScores.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = new ArrayList<>(forkScores);
+        sorted.sort(null);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** The worst fork: the lowest score for throughput, the highest for average time; NaN without any. */
+    double worstFork() {
+        if (forkScores.isEmpty()) {
+            return Double.NaN;
+        }
+        double worst = forkScores.get(0);
+        for (double score : forkScores) {
+            worst = higherIsBetter() ? Math.min(worst, score) : Math.max(worst, score);
+        }
+        return worst;
+    }
+
     static List<BenchResult> load(Path jsonFile) throws IOException {
         List<BenchResult> results = new ArrayList<>();
         for (Object o : (List<?>) Json.parse(Files.readString(jsonFile, StandardCharsets.UTF_8))) {
@@ -82,18 +106,33 @@ record BenchResult(String benchmark, String mode, int jmhThreads, Map<String, St
         if (s instanceof Map) {
             ((Map<?, ?>) s).forEach((k, v) -> secondary.put((String) k, number(((Map<?, ?>) v).get("score"))));
         }
-        Map<?, ?> primary = (Map<?, ?>) row.get("primaryMetric");
-        double score = number(primary.get("score"));
-        double error = number(primary.get("scoreError"));
-        String unit = (String) primary.get("scoreUnit");
+        Map<?, ?> headline = (Map<?, ?>) row.get("primaryMetric");
         if (secondary.containsKey(PRODUCER)) {
-            Map<?, ?> producer = (Map<?, ?>) ((Map<?, ?>) s).get(PRODUCER);
-            score = number(producer.get("score"));
-            error = number(producer.get("scoreError"));
-            unit = (String) producer.get("scoreUnit");
+            headline = (Map<?, ?>) ((Map<?, ?>) s).get(PRODUCER);
         }
         return new BenchResult((String) row.get("benchmark"), (String) row.get("mode"),
-                (int) number(row.get("threads")), params, score, error, unit, secondary);
+                (int) number(row.get("threads")), params, number(headline.get("score")),
+                number(headline.get("scoreError")), (String) headline.get("scoreUnit"), secondary,
+                forkMeans(headline.get("rawData")));
+    }
+
+    /** JMH's rawData is one list of iteration scores per fork: the mean of each. */
+    private static List<Double> forkMeans(Object rawData) {
+        List<Double> means = new ArrayList<>();
+        if (rawData instanceof List) {
+            for (Object fork : (List<?>) rawData) {
+                double sum = 0;
+                int n = 0;
+                for (Object iteration : (List<?>) fork) {
+                    sum += number(iteration);
+                    n++;
+                }
+                if (n > 0) {
+                    means.add(sum / n);
+                }
+            }
+        }
+        return List.copyOf(means);
     }
 
     /** JMH writes NaN and infinities as strings. */

@@ -40,13 +40,26 @@ final class Goals {
         section(out, "G2 FixedSize 256 B direct: <= 0.60x adaptive ns/op",
                 b -> b.name().equals("FixedSize") && "256".equals(b.param("size")) && "true".equals(b.param("direct")),
                 r -> check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), 0.60, false));
-        section(out, "G3 CrossThread: >= 2x adaptive's producer throughput",
+        // Cross-thread forks are bimodal on a shared machine (docs/benchmarks.md): a mean over forks is mostly how
+        // many landed in the fast mode, so the cross-thread goals use the median fork and the worst one.
+        section(out, "G3 CrossThread: producer throughput, median of forks >= 2x adaptive's; no fork below "
+                        + "adaptive's median",
                 b -> b.name().startsWith("CrossThread"),
-                r -> check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), 2.0, true));
-        section(out, "G4 Plain threads: magalloc no slower than adaptive in any benchmark",
+                r -> {
+                    check(out, r, "median fork vs ADAPTIVE", medianForkRatio(r), 2.0, true);
+                    check(out, r, "worst fork vs ADAPTIVE median", worstForkRatio(r), 1.0, true);
+                });
+        section(out, "G4 Plain threads: magalloc no slower than adaptive in any benchmark (cross-thread: median of "
+                        + "forks)",
                 b -> b.workers().equals("PLAIN"),
-                r -> check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), 1.0,
-                        r.higherIsBetter()));
+                r -> {
+                    if (r.name().startsWith("CrossThread")) {
+                        check(out, r, "median fork vs ADAPTIVE", medianForkRatio(r), 1.0, true);
+                    } else {
+                        check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), 1.0,
+                                r.higherIsBetter());
+                    }
+                });
         section(out, "G5 gc.alloc.rate.norm < 1 B/op on every pooled magalloc path "
                         + "(rows above magalloc's largest pooled size are expected to miss)",
                 b -> true,
@@ -104,6 +117,18 @@ final class Goals {
             }
         }
         return Double.NaN;
+    }
+
+    /** Median fork of {@code r} over adaptive's median fork in the same configuration; NaN without forks. */
+    private double medianForkRatio(BenchResult r) {
+        BenchResult adaptive = JmhResultTable.sameConfig(results, r, "ADAPTIVE");
+        return adaptive == null ? Double.NaN : r.medianOfForks() / adaptive.medianOfForks();
+    }
+
+    /** Worst fork of {@code r} over adaptive's median fork in the same configuration; NaN without forks. */
+    private double worstForkRatio(BenchResult r) {
+        BenchResult adaptive = JmhResultTable.sameConfig(results, r, "ADAPTIVE");
+        return adaptive == null ? Double.NaN : r.worstFork() / adaptive.medianOfForks();
     }
 
     private double usedRatioToAdaptive(BenchResult r) {

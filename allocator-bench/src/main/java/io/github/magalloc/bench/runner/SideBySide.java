@@ -36,7 +36,8 @@ import java.util.regex.Pattern;
  * Quick mode (default): a few configurations, 1 fork, 1 warmup + 2 measurement iterations of 1 s, a few minutes
  * on 2 cores; indicative only. {@code --full}: every benchmark with every param, both thread kinds, 2 forks and
  * the iterations of the annotations (3 warmup + 5 measurement of 1 s); hours. {@code --report}: the quick
- * selection with 2 forks and the annotations' iterations (about 10 minutes): the run docs/benchmarks.md quotes.
+ * selection with 2 forks (CrossThread: at least {@value #CROSS_THREAD_REPORT_FORKS}) and the annotations' iterations
+ * (about 14 minutes): the run docs/benchmarks.md quotes.
  * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there, and
  * a chart of magalloc's ratios ({@link RatioChart}) to {@code ratios.svg}.
  *
@@ -49,6 +50,12 @@ import java.util.regex.Pattern;
 public final class SideBySide {
     private static final String[] MAIN3 = {"MAGALLOC", "ADAPTIVE", "POOLED"};
     private static final String[] MAIN2 = {"MAGALLOC", "ADAPTIVE"};
+    /**
+     * Forks of a cross-thread run in a report, at least: its forks are bimodal on a shared machine (each settles
+     * at a fast or a slow rate for seconds), so its goals are judged on the median fork and the worst one
+     * ({@link Goals}), which two forks cannot show.
+     */
+    static final int CROSS_THREAD_REPORT_FORKS = 6;
 
     /** One JMH invocation: one benchmark class on one kind of worker thread, with explicit params (none = all). */
     record Run(String benchmark, Workers workers, Map<String, String[]> params) {
@@ -178,7 +185,7 @@ public final class SideBySide {
             Path json = out.resolve(run.name() + ".json");
             Files.deleteIfExists(json);
             console.printf(Locale.ROOT, "[%d/%d] %s: %s forks ...%n", i + 1, runs.size(), run.name(),
-                    run.configurations() < 0 ? "all params," : String.valueOf(run.configurations() * forks));
+                    run.configurations() < 0 ? "all params," : String.valueOf(run.configurations() * forksOf(run)));
             long start = System.nanoTime();
             new Runner(options(run, json)).run();
             List<BenchResult> got = Files.exists(json) ? BenchResult.load(json) : List.of();
@@ -193,7 +200,8 @@ public final class SideBySide {
         console.println();
         new JmhResultTable(results).print(console);
         Path chart = out.resolve("ratios.svg");
-        RatioChart.write(results, (full ? "full" : report ? "report" : "quick") + " run, " + forks + " fork(s), "
+        RatioChart.write(results, (full ? "full" : report ? "report" : "quick") + " run, " + forks + " fork(s)"
+                + (report ? " (CrossThread " + Math.max(forks, CROSS_THREAD_REPORT_FORKS) + ")" : "") + ", "
                 + java.time.LocalDate.now(java.time.ZoneOffset.UTC), chart);
         console.println("Chart of magalloc's ratio to each Netty allocator: " + chart.toAbsolutePath());
         console.println();
@@ -211,6 +219,11 @@ public final class SideBySide {
         return complete;
     }
 
+    /** Forks for {@code run}: the chosen count, raised for cross-thread runs in a report. */
+    private int forksOf(Run run) {
+        return report && run.benchmark().equals("CrossThread") ? Math.max(forks, CROSS_THREAD_REPORT_FORKS) : forks;
+    }
+
     private org.openjdk.jmh.runner.options.Options options(Run run, Path json) {
         List<String> forkArgs = new ArrayList<>(jvmArgs);
         forkArgs.addAll(run.workers().jvmArgs);
@@ -218,7 +231,7 @@ public final class SideBySide {
                 .include("\\.bench\\.(floor\\.)?" + run.benchmark() + "Benchmark\\.")
                 .param("threads", run.workers().name())
                 .jvmArgsAppend(forkArgs.toArray(new String[0]))
-                .forks(forks)
+                .forks(forksOf(run))
                 .addProfiler(GCProfiler.class)
                 .addProfiler(FootprintProfiler.class)
                 .resultFormat(ResultFormatType.JSON)

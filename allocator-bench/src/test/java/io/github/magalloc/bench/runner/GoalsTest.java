@@ -96,8 +96,39 @@ class GoalsTest {
     void goalsWithoutRowsSayNotMeasured() {
         String out = print(parse(fixed("MAGALLOC", 12.0, 0.0)));
         assertThat(out).contains("vs ADAPTIVE: not measured (no comparable row)");
-        assertThat(out).contains("G3 CrossThread: >= 2x adaptive's producer throughput\n"
-                + "    not measured (no MAGALLOC row for this goal)");
+        assertThat(out).contains("G3 CrossThread: producer throughput, median of forks >= 2x adaptive's; no fork "
+                + "below adaptive's median\n    not measured (no MAGALLOC row for this goal)");
+    }
+
+    /** A cross-thread row whose producer score has one fork per value (two iterations each at that value). */
+    private static String crossThread(String allocator, String workers, double... forks) {
+        StringBuilder raw = new StringBuilder();
+        double sum = 0;
+        for (double fork : forks) {
+            raw.append(raw.length() == 0 ? "" : ", ").append("[ ").append(fork).append(", ").append(fork).append(" ]");
+            sum += fork;
+        }
+        String produce = "\"produce\" : { \"score\" : " + sum / forks.length + ", \"scoreError\" : 1.0, "
+                + "\"scoreUnit\" : \"ops/us\", \"rawData\" : [ " + raw + " ] }";
+        return row("CrossThreadBenchmark.xthread", "thrpt", allocator, ", \"size\" : \"256\"", 2 * sum / forks.length,
+                "ops/us", produce).replace("\"EVENT_LOOP\"", "\"" + workers + "\"");
+    }
+
+    @Test
+    void crossThreadGoalsUseTheMedianForkAndTheWorstFork() {
+        // Bimodal forks: the mean ratio (9 / 5 = 1.8) would miss 2x; the median fork (13 / 5) meets it, and the
+        // slow forks (3 / 5) miss "no fork below adaptive's median".
+        List<BenchResult> rows = parse(crossThread("MAGALLOC", "EVENT_LOOP", 3, 13, 13, 3, 13),
+                crossThread("ADAPTIVE", "EVENT_LOOP", 5, 4, 6, 5, 5));
+        assertThat(rows.get(0).forkScores()).containsExactly(3.0, 13.0, 13.0, 3.0, 13.0);
+        assertThat(rows.get(0).score()).isEqualTo(9.0);
+        String out = print(rows);
+        assertThat(out).contains("median fork vs ADAPTIVE: 2.60 (goal >= 2.00x) met");
+        assertThat(out).contains("worst fork vs ADAPTIVE median: 0.60 (goal >= 1.00x) NOT met");
+
+        String plain = print(parse(crossThread("MAGALLOC", "PLAIN", 4, 4, 12), crossThread("ADAPTIVE", "PLAIN", 3, 9, 9)));
+        assertThat(plain).contains("G4 Plain threads");
+        assertThat(plain).contains("median fork vs ADAPTIVE: 0.44 (goal >= 1.00x) NOT met");
     }
 
     @Test
