@@ -1,5 +1,7 @@
 package io.github.magalloc.bench.runner;
 
+import io.github.magalloc.bench.Medians;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -66,13 +68,7 @@ record BenchResult(String benchmark, String mode, int jmhThreads, Map<String, St
 
     /** Median of the per-fork scores; NaN without any. */
     double medianOfForks() {
-        if (forkScores.isEmpty()) {
-            return Double.NaN;
-        }
-        List<Double> sorted = new ArrayList<>(forkScores);
-        sorted.sort(null);
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+        return Medians.of(forkScores);
     }
 
     /** The worst fork: the lowest score for throughput, the highest for average time; NaN without any. */
