@@ -160,12 +160,23 @@ final class Magazine extends MagazinePad {
     // ------------------------------------------------------------------ shared ownership: the lock
 
     /**
-     * Any thread, while the magazine is shared: gives a segment back under the lock. When the lock is busy the
-     * buffer (which still holds its segment) is queued for the holder instead, and this returns false: the holder
-     * finishes the release and recycles the object. A shared magazine thus receives every segment under its lock,
-     * so a chunk is retired as soon as its last buffer is released, whichever thread releases it.
+     * Any thread (id {@code threadId}), while the magazine is shared. A stripe takes a buffer released by a thread
+     * other than the one that allocated it through the chunk's remote queue, like a thread magazine: that thread
+     * (the consumer of a producer's buffers) then never touches the lock the producer takes for every allocation,
+     * and the lock holder collects the segments in batches at its next refill of the class, or at trim.
+     * Otherwise the segment goes back under the lock; when the lock is busy the buffer (which still holds its
+     * segment) is queued for the holder instead, and this returns false: the holder finishes the release and
+     * recycles the object. So an ended thread's magazine, which nobody allocates from, and a stripe whose buffers
+     * go back on the threads that took them retire a chunk as soon as its last buffer is released.
      */
-    boolean releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment) {
+    boolean releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId) {
+        if (stripe && !allocatedOn(buf, threadId)) {
+            chunk.releaseRemote(segment);
+            if (chunk.remoteFrees.size() == chunk.segmentCount) {
+                requestSweepForEmptiedChunk();
+            }
+            return true;
+        }
         if (lock.tryLock()) {
             try {
                 releaseLocal(chunk, segment);
@@ -186,6 +197,29 @@ final class Magazine extends MagazinePad {
         }
         helpHolder();
         return false;
+    }
+
+    /**
+     * Cold: every segment of a stripe's chunk is in its remote queue (a chunk that was full when parked, whose
+     * buffers all went back on other threads): it is empty, but only a lock holder can retire it, and nobody may
+     * allocate that size here again soon. So ask the next holder (maybe us, see {@link #helpHolder}) for a sweep,
+     * as a raced release does ({@link #onRemoteReleaseRaced}). The size was read after our offer, when the chunk may
+     * already have been drained and even reused elsewhere; the worst a stale read does is an extra sweep here, or
+     * a missed one, which leaves the chunk to the next refill of its size or to trim().
+     */
+    private void requestSweepForEmptiedChunk() {
+        soRemoteSweepRequested(true);
+        helpHolder();
+    }
+
+    /**
+     * True if {@code buf} was handed out on the thread with id {@code threadId}: a stripe's buffers take their
+     * object from the allocating thread's cache. (An object that came to hold a stripe's segment by growth
+     * (swapped memory) may have another home; its release then takes the remote queue, which is right too.)
+     */
+    private static boolean allocatedOn(MagByteBuf buf, long threadId) {
+        ObjectHome home = buf.home;
+        return home instanceof BufferObjectCache && ((BufferObjectCache) home).ownerThreadId == threadId;
     }
 
     /**
@@ -659,11 +693,19 @@ abstract class MagazineShared extends CacheLinePadding {
     private volatile long ownerThreadId;
     /** The owning thread, weakly, so a dead thread can be noticed without being kept reachable; null if shared. */
     final WeakReference<Thread> ownerThread;
+    /**
+     * True for a plain threads' stripe, shared from birth; false for a thread's magazine, also once it has ended.
+     * Decides how other threads' releases come back ({@link Magazine#releaseShared}).
+     */
+    final boolean stripe;
     /** Whoever holds it owns a shared magazine. A thread's magazine uses it only once abandoned. */
     final StripeLock lock = new StripeLock();
     /** Releases that found the lock busy: buffers still holding their segments, finished by the lock holder. */
     final MpscAtomicArrayQueue<MagByteBuf> deferredReleases = new MpscAtomicArrayQueue<>(DEFERRED_RELEASES);
-    /** A remote release raced with {@link Magazine#abandon}: the next lock holder drains every chunk again. */
+    /**
+     * The next lock holder drains every chunk again: a remote release raced with {@link Magazine#abandon}, or a
+     * stripe's chunk has every segment in its remote queue.
+     */
     private volatile boolean remoteSweepRequested;
     /**
      * A release emptied a large chunk of the magazine: its owner may give spare ones back
@@ -674,6 +716,7 @@ abstract class MagazineShared extends CacheLinePadding {
     MagazineShared(Thread owner) {
         this.ownerThreadId = owner == null ? SHARED : owner.getId();
         this.ownerThread = owner == null ? null : new WeakReference<>(owner);
+        this.stripe = owner == null;
     }
 
     final long lvOwnerThreadId() {

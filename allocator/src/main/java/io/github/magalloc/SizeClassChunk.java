@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  *   <li>{@link #freeSegments}, {@link #freeCount}, {@link #objects}, {@link #current}, {@link #list}, {@link #prev}, {@link #next}: the owner only, that is the
  *       thread of {@link #magazine} (or whoever holds a shared magazine's lock). Plain fields, no atomics: this is
  *       the local free list, a LIFO stack so the segment freed last (hottest in cache) is handed out first.</li>
- *   <li>{@link #remoteFrees}: any thread offers, only the owner drains. Releases from non-owner threads go here.</li>
+ *   <li>{@link #remoteFrees}: any thread offers, only the owner drains. Releases from non-owner threads go
+ *       here: for a thread magazine, any other thread's; for a stripe, those of threads other than the buffer's
+ *       allocating thread.</li>
  *   <li>{@link #magazine}: set when a magazine takes the chunk (new, or whole from the reuse pool), that is only
  *       while no segment is held by a buffer. So whoever releases a buffer of the chunk reads the magazine that
  *       owns it now; it may only find that magazine's owner changed (thread to shared), never the magazine.</li>
@@ -171,7 +173,8 @@ final class SizeClassChunk extends SizeClassChunkPad {
     /**
      * Takes back {@code buf}'s segment, released on the thread with id {@code threadId}. Three cases, decided by
      * the magazine's owner as read now (see {@link MagazineShared#ownerThreadId}): the caller owns it (local push,
-     * no atomics); it is shared (under its lock, or deferred to the lock holder: returns false); another thread
+     * no atomics); it is shared (under its lock, deferred to the lock holder: returns false, or, for a stripe's
+     * buffer released off its allocating thread, the remote queue: {@link Magazine#releaseShared}); another thread
      * owns it (the remote queue, one CAS).
      */
     @Override
@@ -187,7 +190,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
             return true;
         }
         if (ownerId == Magazine.SHARED) {
-            return owner.releaseShared(buf, this, segment);
+            return owner.releaseShared(buf, this, segment, threadId);
         }
         releaseRemote(segment);
         // From here on only the magazine may be touched: once our segment is published the chunk may be drained,

@@ -271,6 +271,88 @@ class MagazineByteBufAllocatorTest {
 
     @Test
     @Timeout(30)
+    void aStripeTakesOtherThreadsReleasesThroughTheRemoteQueueAndItsOwnUnderTheLock() throws Exception {
+        // A producer thread allocates, this thread releases: the segments go to the chunk's remote queue without
+        // the stripe's lock (held here by this thread throughout, so a release that needed it would be deferred),
+        // and the producer's refill takes them back with no new slab. A buffer released on the thread that
+        // allocated it still goes back under the lock, at once.
+        MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
+        int count = 16;
+        List<ByteBuf> produced = CompletableFuture.supplyAsync(() -> {
+            List<ByteBuf> bufs = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                bufs.add(oneStripe.directBuffer(256).writeInt(i));
+            }
+            return bufs;
+        }, runnable -> new Thread(runnable, "producer").start()).get();
+        SizeClassChunk chunk = (SizeClassChunk) TestAccess.magByteBuf(produced.get(0)).chunk;
+        Magazine stripe = chunk.magazine;
+        int freeBefore = chunk.freeCount;
+        stripe.lock();
+        try {
+            for (ByteBuf buf : produced) {
+                assertThat(buf.release()).isTrue();
+            }
+            assertThat(stripe.deferredReleases.isEmpty()).as("a foreign release waited for the lock holder").isTrue();
+            assertThat(chunk.remoteFrees.size()).isEqualTo(count);
+            assertThat(chunk.freeCount).isEqualTo(freeBefore);
+        } finally {
+            stripe.unlock();
+        }
+
+        ByteBuf own = oneStripe.directBuffer(256);
+        MagByteBuf ownObject = TestAccess.magByteBuf(own);
+        assertThat(ownObject.chunk).isSameAs(chunk);
+        int freeWhileOwnLive = chunk.freeCount;
+        own.release();
+        assertThat(chunk.freeCount).as("an own-thread release goes back under the lock").isEqualTo(freeWhileOwnLive + 1);
+        assertThat(chunk.remoteFrees.size()).isEqualTo(count);
+
+        long slabsBefore = ownObject.pool.metrics.slabsAllocated.get();
+        List<ByteBuf> again = new ArrayList<>();
+        int untilDrain = chunk.freeCount + count;
+        for (int i = 0; i < untilDrain; i++) {
+            again.add(oneStripe.directBuffer(256));
+        }
+        assertThat(again).allSatisfy(buf -> assertThat(TestAccess.magByteBuf(buf).chunk).isSameAs(chunk));
+        assertThat(chunk.remoteFrees.size()).as("the refill drained the remote queue").isZero();
+        assertThat(ownObject.pool.metrics.slabsAllocated.get()).isEqualTo(slabsBefore);
+        again.forEach(ByteBuf::release);
+        oneStripe.trim();
+        assertThat(oneStripe.metric().usedDirectMemory()).isZero();
+    }
+
+    @Test
+    @Timeout(30)
+    void aStripesChunkWhoseBuffersAllCameBackOnAnotherThreadIsRetiredWithoutTrim() throws Exception {
+        // A producer fills a chunk (and starts the next one, so the first is parked as full); this thread releases
+        // the first chunk's buffers. They go to its remote queue, and the release that completes it asks for a
+        // sweep, which retires the chunk at once instead of at the next refill of the size or trim().
+        MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
+        List<ByteBuf> produced = CompletableFuture.supplyAsync(() -> {
+            List<ByteBuf> bufs = new ArrayList<>();
+            bufs.add(oneStripe.directBuffer(256));
+            SizeClassChunk first = (SizeClassChunk) TestAccess.magByteBuf(bufs.get(0)).chunk;
+            while (TestAccess.magByteBuf(bufs.get(bufs.size() - 1)).chunk == first) {
+                bufs.add(oneStripe.directBuffer(256));
+            }
+            return bufs;
+        }, runnable -> new Thread(runnable, "producer").start()).get();
+        SizeClassChunk first = (SizeClassChunk) TestAccess.magByteBuf(produced.get(0)).chunk;
+        Magazine stripe = first.magazine;
+        List<ByteBuf> ofFirst = produced.subList(0, produced.size() - 1);
+        assertThat(ofFirst).hasSize(first.segmentCount);
+        for (int i = 0; i < ofFirst.size() - 1; i++) {
+            ofFirst.get(i).release();
+        }
+        assertThat(first.magazine).as("retired before its last buffer came back").isSameAs(stripe);
+        ofFirst.get(ofFirst.size() - 1).release();
+        assertThat(first.magazine).as("the emptied chunk still held by the stripe").isNull();
+        produced.get(produced.size() - 1).release();
+    }
+
+    @Test
+    @Timeout(30)
     void aStripeRemembersOnlyTheLastPlainThreadsObjectsAndTrimForgetsThem() throws Exception {
         // One stripe, two plain threads taking turns: each must get its own objects back, never the other's,
         // although the stripe remembers the object cache of whichever allocated last.

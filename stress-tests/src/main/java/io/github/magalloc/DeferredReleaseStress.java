@@ -15,16 +15,16 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * Release into a shared magazine ({@link Magazine#releaseShared}): one thread releases a buffer while another
- * allocates under the magazine's lock and then releases a second buffer. A release that gets the lock frees its
- * segment itself; one that finds the lock busy queues the buffer for the holder, which finishes it when it unlocks
- * ({@link Magazine#unlock} looks again after giving the lock back). Every segment and every buffer object must come
- * back exactly once, the allocation must not get a segment that is still held, and the magazine must end unlocked
- * with no release waiting. Without the second look in {@code unlock}, a release deferred just before the holder
- * unlocked would wait forever: outcome {@code 1, 1, 0}.
+ * Release into a shared magazine ({@link Magazine#releaseShared}) on the thread that allocated the buffer (a stripe
+ * takes other threads' releases through the chunk's remote queue: {@link StripeRemoteReleaseStress}): each of two
+ * threads allocates a buffer under the magazine's lock and releases it, and the second then allocates again. A
+ * release that gets the lock frees its segment itself; one that finds the lock busy queues the buffer for the holder,
+ * which finishes it when it unlocks ({@link Magazine#unlock} looks again after giving the lock back). Every segment
+ * and every buffer object must come back exactly once, an allocation must not get a segment that is still held, and
+ * the magazine must end unlocked with no release waiting. Without the second look in {@code unlock}, a release
+ * deferred just before the holder unlocked would wait forever: outcome {@code 1, 1, 0}.
  *
- * <p>Chunk of 4 segments: A, B and H (held throughout) are allocated up front, so 1 is free; after the race A and B
- * are free again and C holds one: 2 free.
+ * <p>Chunk of 4 segments: H is held throughout; after the race A and B are free again and C holds one: 2 free.
  */
 @JCStressTest
 @Description("a release into a shared magazine races an allocation under its lock and another release")
@@ -37,36 +37,41 @@ public class DeferredReleaseStress {
     private final MemoryPool pool = StressFixtures.newPool();
     private final Magazine stripe = Magazine.shared(pool);
     private final SizeClassChunk chunk = StressFixtures.newChunk(pool, stripe, 4);
-    private final MagByteBuf a;
-    private final MagByteBuf b;
     private final MagByteBuf held;
+    private MagByteBuf a;
+    private MagByteBuf b;
     private MagByteBuf c;
     private int errors;
 
     public DeferredReleaseStress() {
         StressFixtures.makeCurrent(stripe, chunk);
-        a = StressFixtures.allocate(pool, stripe);
-        b = StressFixtures.allocate(pool, stripe);
         held = StressFixtures.allocate(pool, stripe);
     }
 
     @Actor
-    public void releaseA() {
+    public void allocateThenReleaseA() {
+        a = allocateLocked();
         if (!a.release()) {
             errors |= 1;
         }
     }
 
     @Actor
-    public void allocateThenReleaseB() {
-        stripe.lock();
-        try {
-            c = StressFixtures.allocate(pool, stripe);
-        } finally {
-            stripe.unlock();
-        }
+    public void allocateThenReleaseBThenAllocateC() {
+        b = allocateLocked();
         if (!b.release()) {
             errors |= 2;
+        }
+        c = allocateLocked();
+    }
+
+    /** An allocation as a plain thread makes it: under the lock, with an object of the calling thread's own. */
+    private MagByteBuf allocateLocked() {
+        stripe.lock();
+        try {
+            return StressFixtures.allocate(pool, stripe);
+        } finally {
+            stripe.unlock();
         }
     }
 
@@ -84,7 +89,7 @@ public class DeferredReleaseStress {
         for (int i = 0; i < chunk.freeCount; i++) {
             free.add(chunk.freeSegments[i]);
         }
-        return c.segment != held.segment && free.size() == chunk.freeCount
+        return c.segment != held.segment && chunk.remoteFrees.isEmpty() && free.size() == chunk.freeCount
             && !free.contains(held.segment) && !free.contains(c.segment);
     }
 
