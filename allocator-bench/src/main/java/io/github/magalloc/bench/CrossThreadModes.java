@@ -83,43 +83,45 @@ public final class CrossThreadModes {
     /** Producer side of the ping-pong: the ball is even when it is our turn; returns ns per round trip. */
     private double pingPong() {
         phase = PING;
-        long trips = 0;
-        long start = System.nanoTime();
-        long end = start + PING_NANOS;
-        long now;
-        do {
-            for (int i = 0; i < 100; i++) {
-                long mine = (long) LONGS.getVolatile(line, BALL) + 1;
-                LONGS.setVolatile(line, BALL, mine);
-                while ((long) LONGS.getVolatile(line, BALL) == mine) {
-                    Thread.onSpinWait();
-                }
-            }
-            trips += 100;
-        } while ((now = System.nanoTime()) < end);
-        return (double) (now - start) / trips;
+        return nanosPerStep(PING_NANOS, this::roundTrip);
+    }
+
+    private void roundTrip() {
+        long mine = (long) LONGS.getVolatile(line, BALL) + 1;
+        LONGS.setVolatile(line, BALL, mine);
+        while ((long) LONGS.getVolatile(line, BALL) == mine) {
+            Thread.onSpinWait();
+        }
     }
 
     /** Allocates and hands over buffers for a while; returns Mops/s. Leaves the queue empty. */
     private double handOver(ByteBufAllocator allocator) {
         phase = WORK;
-        long count = 0;
-        long start = System.nanoTime();
-        long end = start + WORK_NANOS;
-        long now;
-        do {
-            for (int i = 0; i < 100; i++) {
-                ByteBuf buf = allocator.directBuffer(256);
-                while (!queue.offer(buf)) {
-                    Thread.onSpinWait();
-                }
+        double nanosPerBuffer = nanosPerStep(WORK_NANOS, () -> {
+            ByteBuf buf = allocator.directBuffer(256);
+            while (!queue.offer(buf)) {
+                Thread.onSpinWait();
             }
-            count += 100;
-        } while ((now = System.nanoTime()) < end);
+        });
         while (!queue.isEmpty()) {
             Thread.onSpinWait();
         }
-        return count * 1e3 / (now - start);
+        return 1e3 / nanosPerBuffer;
+    }
+
+    /** Runs {@code step} in batches of 100 until {@code nanos} have passed; returns nanoseconds per step. */
+    private static double nanosPerStep(long nanos, Runnable step) {
+        long steps = 0;
+        long start = System.nanoTime();
+        long end = start + nanos;
+        long now;
+        do {
+            for (int i = 0; i < 100; i++) {
+                step.run();
+            }
+            steps += 100;
+        } while ((now = System.nanoTime()) < end);
+        return (double) (now - start) / steps;
     }
 
     /** Answers the ping (odd ball -> next even) or releases buffers, as the phase says. */
