@@ -21,7 +21,7 @@ final class ChunkActivatedEvent extends ChunkEvent {
         ChunkActivatedEvent event = new ChunkActivatedEvent();
         if (event.shouldCommit()) {
             event.setChunk(pool, chunk);
-            event.threadLocal = magazine.objects != null;
+            event.threadLocal = !magazine.stripe;
             event.reused = reused;
             event.commit();
         }

@@ -419,7 +419,7 @@ final class Magazine extends MagazinePad {
 
     /** A thread's magazine whose thread has ended; owner (lock holder) only. */
     private boolean isAbandoned() {
-        return objects != null && lvOwnerThreadId() == SHARED;
+        return !stripe && lvOwnerThreadId() == SHARED;
     }
 
     /** Owner only: gives {@code buf} memory above the size classes, a run of pages in a large chunk. */

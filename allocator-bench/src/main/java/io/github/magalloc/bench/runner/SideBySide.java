@@ -201,7 +201,7 @@ public final class SideBySide {
         new JmhResultTable(results).print(console);
         Path chart = out.resolve("ratios.svg");
         RatioChart.write(results, (full ? "full" : report ? "report" : "quick") + " run, " + forks + " fork(s)"
-                + (report ? " (CrossThread " + Math.max(forks, CROSS_THREAD_REPORT_FORKS) + ")" : "") + ", "
+                + (report ? " (CrossThread " + crossThreadReportForks() + ")" : "") + ", "
                 + java.time.LocalDate.now(java.time.ZoneOffset.UTC), chart);
         console.println("Chart of magalloc's ratio to each Netty allocator: " + chart.toAbsolutePath());
         console.println();
@@ -221,7 +221,11 @@ public final class SideBySide {
 
     /** Forks for {@code run}: the chosen count, raised for cross-thread runs in a report. */
     private int forksOf(Run run) {
-        return report && run.benchmark().equals("CrossThread") ? Math.max(forks, CROSS_THREAD_REPORT_FORKS) : forks;
+        return report && run.benchmark().equals("CrossThread") ? crossThreadReportForks() : forks;
+    }
+
+    private int crossThreadReportForks() {
+        return Math.max(forks, CROSS_THREAD_REPORT_FORKS);
     }
 
     private org.openjdk.jmh.runner.options.Options options(Run run, Path json) {
