@@ -17,6 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * </ul>
  */
 final class MemoryPool {
+    /**
+     * Largest capacity a buffer grows to with room reserved for its next doubling ({@link #reservationForGrowth}):
+     * so a grown buffer holds at most 8 KiB it did not ask for, and growth stays within the size classes.
+     */
+    static final int GROWTH_RESERVE_LIMIT = 8 * 1024;
+
     final MagazineByteBufAllocator allocator;
     final boolean direct;
     final boolean debug;
@@ -206,11 +212,25 @@ final class MemoryPool {
      * order, so a failed allocation loses nothing and no byte is read from freed memory).
      */
     void reallocate(MagByteBuf buf, int newCapacity) {
-        MagByteBuf fresh = allocate(newCapacity, buf.maxCapacity());
+        MagByteBuf fresh = allocate(reservationForGrowth(buf, newCapacity), buf.maxCapacity());
         buf.copyContentTo(fresh, Math.min(buf.capacity(), newCapacity));
         buf.swapMemory(fresh);
         swapSegmentSlots(buf, fresh);
         fresh.freeUnshared();
+    }
+
+    /**
+     * Bytes to reserve for {@code buf} growing to {@code newCapacity}: twice that, up to
+     * {@link #GROWTH_RESERVE_LIMIT}, so that the next doubling of {@code ensureWritable} (Netty's
+     * {@code calculateNewCapacity} doubles up to 4 MiB) fits in place and a growing buffer moves every other time
+     * only: 64 B to 16 KiB moves 4 times and copies 5 KiB instead of 8 times and 16 KiB. Never beyond the buffer's
+     * max capacity, whose memory could not be used.
+     */
+    private static int reservationForGrowth(MagByteBuf buf, int newCapacity) {
+        if (newCapacity > GROWTH_RESERVE_LIMIT) {
+            return newCapacity;
+        }
+        return Math.max(newCapacity, Math.min(2 * newCapacity, buf.maxCapacity()));
     }
 
     /**

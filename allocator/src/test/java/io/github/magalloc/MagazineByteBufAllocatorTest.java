@@ -146,6 +146,48 @@ class MagazineByteBufAllocatorTest {
         buf.release();
     }
 
+    /**
+     * Growth reserves the next doubling (up to 8 KiB asked), so growing by Netty's doubling from 64 B to 16 KiB
+     * moves 4 times (to 256, 1,024, 4,096 and 16,384 reserved bytes) instead of 8, and keeps every byte.
+     */
+    @Test
+    void aGrowingBufferReservesItsNextDoublingSoItMovesEveryOtherTime() {
+        ByteBuf buf = allocator.directBuffer(64);
+        List<Integer> reservedAfterEachMove = new ArrayList<>();
+        String memory = TestAccess.memoryIdentity(buf);
+        while (buf.capacity() < 16 * 1024) {
+            while (buf.isWritable()) {
+                buf.writeByte(buf.writerIndex());
+            }
+            buf.ensureWritable(buf.capacity());
+            if (!TestAccess.memoryIdentity(buf).equals(memory)) {
+                memory = TestAccess.memoryIdentity(buf);
+                reservedAfterEachMove.add(TestAccess.reservedBytes(buf));
+            }
+            assertThat(TestAccess.reservedBytes(buf)).as("reserved for capacity %d", buf.capacity())
+                .isLessThanOrEqualTo(2 * buf.capacity());
+        }
+        assertThat(reservedAfterEachMove).containsExactly(256, 1024, 4096, 16 * 1024);
+        for (int i = 0; i < buf.writerIndex(); i++) {
+            assertThat(buf.getByte(i)).as("byte %d", i).isEqualTo((byte) i);
+        }
+        buf.release();
+    }
+
+    @Test
+    void growthReservesNothingBeyond8KiBNorBeyondTheMaxCapacity() {
+        ByteBuf big = allocator.directBuffer(16 * 1024);
+        big.capacity(20 * 1024);
+        assertThat(TestAccess.reservedBytes(big)).as("the 20,480-byte class, not twice").isEqualTo(20 * 1024);
+        big.release();
+
+        ByteBuf capped = allocator.directBuffer(64, 130);
+        capped.capacity(128);
+        // 130 bytes at most: the 192-byte class, not the 256 bytes a doubling would reserve.
+        assertThat(TestAccess.reservedBytes(capped)).isEqualTo(192);
+        capped.release();
+    }
+
     // ------------------------------------------------------------------ threads
 
     @Test

@@ -133,12 +133,12 @@ class SegmentObjectsTest {
             ByteBuf buf = handedOver.get();
             buf.writeZero(256).writeZero(512); // grows into this event loop's chunk
             Chunk grownInto = TestAccess.magByteBuf(buf).chunk;
-            int capacity = buf.capacity();
+            int segmentSize = TestAccess.reservedBytes(buf); // growth reserves more than the capacity
             buf.release(); // its new segment goes back to this event loop's chunk
             List<ByteBuf> mine = new ArrayList<>();
             boolean segmentSeen = false;
             for (int i = 0; i < 100; i++) {
-                ByteBuf next = allocator.directBuffer(capacity);
+                ByteBuf next = allocator.directBuffer(segmentSize);
                 mine.add(next);
                 segmentSeen |= TestAccess.magByteBuf(next).chunk == grownInto;
                 assertThat(TestAccess.magByteBuf(next)).as("another thread's object handed out")
