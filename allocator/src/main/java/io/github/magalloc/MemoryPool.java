@@ -19,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class MemoryPool {
     /**
      * Largest capacity a buffer grows to with room reserved for its next doubling ({@link #reservationForGrowth}):
-     * so a grown buffer holds at most 8 KiB it did not ask for, and growth stays within the size classes.
+     * so a grown buffer holds about 8 KiB it did not ask for at most (16 KiB for 8,000 bytes: the size classes round
+     * up), and growth stays within the size classes.
      */
     static final int GROWTH_RESERVE_LIMIT = 8 * 1024;
 

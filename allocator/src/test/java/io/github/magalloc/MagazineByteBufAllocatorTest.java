@@ -175,11 +175,17 @@ class MagazineByteBufAllocatorTest {
     }
 
     @Test
-    void growthReservesNothingBeyond8KiBNorBeyondTheMaxCapacity() {
+    void growthReservesTheClassOfTwiceTheCapacityButNothingBeyond8KiBNorBeyondTheMaxCapacity() {
         ByteBuf big = allocator.directBuffer(16 * 1024);
         big.capacity(20 * 1024);
         assertThat(TestAccess.reservedBytes(big)).as("the 20,480-byte class, not twice").isEqualTo(20 * 1024);
         big.release();
+
+        ByteBuf odd = allocator.directBuffer(600); // the 640-byte class
+        odd.capacity(700);
+        assertThat(TestAccess.reservedBytes(odd)).as("the class of 1,400 bytes").isEqualTo(1536);
+        assertThat(odd.capacity()).isEqualTo(700);
+        odd.release();
 
         ByteBuf capped = allocator.directBuffer(64, 130);
         capped.capacity(128);
