@@ -231,6 +231,8 @@ final class MemoryPool {
         if (newCapacity > GROWTH_RESERVE_LIMIT) {
             return newCapacity;
         }
+        // max: with Netty's -Dio.netty.buffer.checkBounds=false, capacity(n) does not check n against maxCapacity,
+        // and the new memory must still hold n bytes.
         return Math.max(newCapacity, Math.min(2 * newCapacity, buf.maxCapacity()));
     }
 
