@@ -1,10 +1,13 @@
 package io.github.magalloc;
 
-import io.netty.buffer.AbstractReferenceCountedByteBuf;
+import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.IllegalReferenceCountException;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
@@ -20,9 +23,25 @@ import java.nio.channels.ScatteringByteChannel;
  * object to its {@link ObjectHome}: the segment it belongs to (thread magazines' size classes) or the
  * {@link BufferObjectCache} of the thread that allocated it; either way only that thread hands it out again. In debug
  * mode objects are never recycled and freed memory is poisoned, so a stale reference fails loudly.
+ *
+ * <p>The reference count is a field of this object, not Netty's {@code AbstractReferenceCountedByteBuf}, which
+ * (Netty 4.2.x) keeps it in a separate {@code RefCnt} object: one more object per buffer, and one more cache line to
+ * miss when a buffer object comes back cold (AllocPattern, thousands of live buffers: 10-25% of magalloc's time;
+ * docs/benchmarks.md, "The reference count in the buffer object"). The contract is Netty's: {@code retain} and
+ * {@code release} are compare-and-swap loops, so of two threads releasing the last reference at once exactly one
+ * deallocates and the other gets {@link IllegalReferenceCountException}; a released buffer reads count 0.
  */
-abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
+abstract class MagByteBuf extends AbstractByteBuf {
     static final byte POISON = (byte) 0xDE;
+    private static final VarHandle REF_CNT;
+
+    static {
+        try {
+            REF_CNT = MethodHandles.lookup().findVarHandle(MagByteBuf.class, "refCnt", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     final MemoryPool pool;
     /** Where this object goes back when released; see {@link ObjectHome} for the two kinds. */
@@ -39,6 +58,13 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
     int length;
     /** Per-object view for NIO calls: buffers cut from one slab must not share a position and limit. */
     private ByteBuffer tmpNioBuf;
+    /**
+     * References held: {@code > 0} while handed out, 0 once released (and before the first hand-out). Written by
+     * {@link #reuse} (plain: the object is handed out to this thread, and any other thread reaches it through the
+     * caller's own hand-over, which publishes the count with the rest of the buffer) and by compare-and-swap in
+     * {@link #retain0} and {@link #release0}; read plainly by {@link #refCnt()}.
+     */
+    private int refCnt;
 
     MagByteBuf(MemoryPool pool, ObjectHome home) {
         super(0);
@@ -59,7 +85,7 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
     final void reuse(int capacity, int maxCapacity) {
         this.length = capacity;
         maxCapacity(maxCapacity);
-        resetRefCnt();
+        REF_CNT.set(this, 1);
         clear();
         markReaderIndex();
         markWriterIndex();
@@ -113,13 +139,92 @@ abstract class MagByteBuf extends AbstractReferenceCountedByteBuf {
         return offset + index;
     }
 
+    // ------------------------------------------------------------------ reference count
+
     /**
-     * The count reached zero (Netty's compare-and-swap decided which release that was, so two threads releasing
-     * the same buffer at once deallocate it once and the other gets {@code IllegalReferenceCountException}): the
-     * memory goes back to its chunk, then the object home.
+     * A plain read, as Netty's own accessibility check ({@code isLiveNonVolatile}): every accessor asks
+     * {@code ensureAccessible()}, which calls this, and a volatile read there would keep the JIT from hoisting the
+     * check out of a loop. A thread that must see another thread's release orders itself after it the way it must
+     * for the buffer's contents (a queue, a lock, a join).
      */
     @Override
-    protected final void deallocate() {
+    public final int refCnt() {
+        return (int) REF_CNT.get(this);
+    }
+
+    @Override
+    public final ByteBuf retain() {
+        return retain0(1);
+    }
+
+    @Override
+    public final ByteBuf retain(int increment) {
+        if (increment <= 0) {
+            throw new IllegalArgumentException("increment: " + increment + " (expected: > 0)");
+        }
+        return retain0(increment);
+    }
+
+    /** CAS, so a retain racing a release either lands before it (the release does not free) or fails. */
+    private ByteBuf retain0(int increment) {
+        int count;
+        do {
+            count = (int) REF_CNT.get(this);
+            if (count == 0 || count > Integer.MAX_VALUE - increment) {
+                throw new IllegalReferenceCountException(count, increment);
+            }
+        } while (!REF_CNT.compareAndSet(this, count, count + increment));
+        return this;
+    }
+
+    @Override
+    public final boolean release() {
+        return release0(1);
+    }
+
+    @Override
+    public final boolean release(int decrement) {
+        if (decrement <= 0) {
+            throw new IllegalArgumentException("decrement: " + decrement + " (expected: > 0)");
+        }
+        return release0(decrement);
+    }
+
+    /**
+     * CAS: of two threads taking the count to zero at once (a double release, a caller's bug) exactly one succeeds
+     * and deallocates, and the other sees the count below its decrement and throws, so the memory goes back once.
+     * The plain read is only a guess; the CAS (a full fence) checks it and makes the loop read again.
+     */
+    private boolean release0(int decrement) {
+        int count;
+        do {
+            count = (int) REF_CNT.get(this);
+            if (count < decrement) {
+                throw new IllegalReferenceCountException(count, -decrement);
+            }
+        } while (!REF_CNT.compareAndSet(this, count, count - decrement));
+        if (count != decrement) {
+            return false;
+        }
+        deallocate();
+        return true;
+    }
+
+    @Override
+    public final ByteBuf touch() {
+        return this;
+    }
+
+    @Override
+    public final ByteBuf touch(Object hint) {
+        return this;
+    }
+
+    /**
+     * The count reached zero ({@link #release0}'s compare-and-swap decided which release that was): the memory
+     * goes back to its chunk, then the object home.
+     */
+    private void deallocate() {
         long threadId = Thread.currentThread().getId();
         if (pool.debug) {
             poison();
