@@ -26,8 +26,8 @@ import java.nio.channels.ScatteringByteChannel;
  *
  * <p>The reference count is a field of this object, not Netty's {@code AbstractReferenceCountedByteBuf}, which
  * (Netty 4.2.x) keeps it in a separate {@code RefCnt} object: one more object per buffer, and one more cache line to
- * miss when a buffer object comes back cold (AllocPattern, thousands of live buffers: 10-25% of magalloc's time;
- * docs/benchmarks.md, "The reference count in the buffer object"). The contract is Netty's: {@code retain} and
+ * miss when a buffer object comes back cold (with thousands of live buffers released in random order, AllocPattern
+ * took 10-36% longer; docs/benchmarks.md, "The reference count in the buffer object"). The contract is Netty's: {@code retain} and
  * {@code release} are compare-and-swap loops, so of two threads releasing the last reference at once exactly one
  * deallocates and the other gets {@link IllegalReferenceCountException}; a released buffer reads count 0.
  */
