@@ -15,6 +15,8 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
 
+import static io.netty.util.internal.ObjectUtil.checkPositive;
+
 /**
  * A magalloc buffer: a window {@code [offset, offset + capacity)} of a slab, inside the {@code maxLength} bytes the
  * chunk reserved for it. Capacity may grow in place up to {@code maxLength}; beyond that the buffer moves.
@@ -26,10 +28,11 @@ import java.nio.channels.ScatteringByteChannel;
  *
  * <p>The reference count is a field of this object, not Netty's {@code AbstractReferenceCountedByteBuf}, which
  * (Netty 4.2.x) keeps it in a separate {@code RefCnt} object: one more object per buffer, and one more cache line to
- * miss when a buffer object comes back cold (with thousands of live buffers released in random order, AllocPattern
- * took 10-36% longer; docs/benchmarks.md, "The reference count in the buffer object"). The contract is Netty's: {@code retain} and
- * {@code release} are compare-and-swap loops, so of two threads releasing the last reference at once exactly one
- * deallocates and the other gets {@link IllegalReferenceCountException}; a released buffer reads count 0.
+ * miss when a buffer object comes back cold (with thousands of live buffers released in random order, that miss was
+ * 10-36% of AllocPattern's time; docs/benchmarks.md, "The reference count in the buffer object"). The contract is
+ * Netty's: {@code retain} and {@code release} are compare-and-swap loops, so of two threads releasing the last
+ * reference at once exactly one deallocates and the other gets {@link IllegalReferenceCountException}; a released
+ * buffer reads count 0.
  */
 abstract class MagByteBuf extends AbstractByteBuf {
     static final byte POISON = (byte) 0xDE;
@@ -159,10 +162,7 @@ abstract class MagByteBuf extends AbstractByteBuf {
 
     @Override
     public final ByteBuf retain(int increment) {
-        if (increment <= 0) {
-            throw new IllegalArgumentException("increment: " + increment + " (expected: > 0)");
-        }
-        return retain0(increment);
+        return retain0(checkPositive(increment, "increment"));
     }
 
     /** CAS, so a retain racing a release either lands before it (the release does not free) or fails. */
@@ -184,10 +184,7 @@ abstract class MagByteBuf extends AbstractByteBuf {
 
     @Override
     public final boolean release(int decrement) {
-        if (decrement <= 0) {
-            throw new IllegalArgumentException("decrement: " + decrement + " (expected: > 0)");
-        }
-        return release0(decrement);
+        return release0(checkPositive(decrement, "decrement"));
     }
 
     /**

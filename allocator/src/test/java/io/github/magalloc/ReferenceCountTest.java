@@ -23,9 +23,9 @@ class ReferenceCountTest {
         ByteBuf buf = buffer(direct);
         for (int bad : new int[] {0, -1, Integer.MIN_VALUE}) {
             assertThatThrownBy(() -> buf.retain(bad)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("increment: " + bad);
+                .hasMessageContaining("increment : " + bad);
             assertThatThrownBy(() -> buf.release(bad)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("decrement: " + bad);
+                .hasMessageContaining("decrement : " + bad);
         }
         assertThat(buf.refCnt()).isEqualTo(1);
         assertThat(buf.release()).isTrue();
