@@ -165,8 +165,8 @@ final class Magazine extends MagazinePad {
      * (the consumer of a producer's buffers) then never touches the lock the producer takes for every allocation,
      * and the lock holder collects the segments in batches at its next refill of the class, or at trim.
      * Otherwise the segment goes back under the lock; when the lock is busy the buffer (which still holds its
-     * segment) is queued for the holder instead, and this returns false: the holder finishes the release and
-     * recycles the object. So an ended thread's magazine, which nobody allocates from, and a stripe whose buffers
+     * segment) is queued for the holder instead and this waits for the lock ({@link #helpHolder}), then returns
+     * false: the holder or this thread has finished the release and recycled the object. So an ended thread's magazine, which nobody allocates from, and a stripe whose buffers
      * go back on the threads that took them retire a chunk as soon as its last buffer is released.
      */
     boolean releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId) {
@@ -208,7 +208,7 @@ final class Magazine extends MagazinePad {
      * a missed one, which leaves the chunk to the next refill of its size or to trim().
      */
     private void requestSweepForEmptiedChunk() {
-        soRemoteSweepRequested(true);
+        svRemoteSweepRequested(true);
         helpHolder();
     }
 
@@ -229,16 +229,21 @@ final class Magazine extends MagazinePad {
      */
     void onRemoteReleaseRaced() {
         if (lvOwnerThreadId() == SHARED) {
-            soRemoteSweepRequested(true);
+            svRemoteSweepRequested(true);
             helpHolder();
         }
     }
 
-    /** Takes the lock if it is free and does the work others left for the holder. */
+    /**
+     * After publishing work for the lock holder (a deferred release, a sweep request): waits for the lock and gives
+     * it back, which finishes the work unless a holder already did. Waiting, not one {@code tryLock}: the holder
+     * that had the lock when the work was published may have looked for work before the work was visible to it
+     * (see {@link #unlock}), and a single try then strands the work with the lock free. The wait is one critical
+     * section (one allocation) in the common case. Never called with this magazine's lock held (not reentrant).
+     */
     private void helpHolder() {
-        if (lock.tryLock()) {
-            unlock();
-        }
+        lock();
+        unlock();
     }
 
     boolean tryLock() {
@@ -250,18 +255,21 @@ final class Magazine extends MagazinePad {
     }
 
     /**
-     * Gives the lock back, then does the work threads left while it was held. Why look again after unlocking: a
-     * thread that finds the lock busy first publishes its work (a deferred release, a sweep request), then tries
-     * the lock once. Both sides write before they read (the release's queue offer or flag, then the lock word;
-     * the holder's unlock, then the queue and flag), all volatile, so in their total order at least one side sees
-     * the other's write: either the helper gets the lock, or the holder sees the work here.
+     * Gives the lock back, then does the work threads left while it was held: deferred releases and sweep requests.
+     * Invariant (no stranded work): every piece of work W published for a holder is finished by a thread that
+     * acquired the lock after W was published: the publisher itself ({@link #helpHolder} waits for the lock), or a
+     * holder that got there first. Such a thread sees W (program order for the publisher; for any later holder the
+     * lock's release and acquire), so here it either takes the lock back and finishes W, or loses the lock to a
+     * newer holder, which sees W in turn; the last holder of a burst takes it back and finishes W. A holder that
+     * acquired before W was published may miss W here (its release store can still sit in its store buffer when
+     * it reads the queue, see {@link StripeLock}): it is not relied on.
      */
     void unlock() {
         lock.unlock();
         while ((!deferredReleases.isEmpty() || lvRemoteSweepRequested()) && lock.tryLock()) {
             processDeferredReleases();
             if (lvRemoteSweepRequested()) {
-                soRemoteSweepRequested(false);
+                svRemoteSweepRequested(false);
                 collectAllRemoteReleases(false);
             }
             lock.unlock();
@@ -731,7 +739,7 @@ abstract class MagazineShared extends CacheLinePadding {
         return remoteSweepRequested;
     }
 
-    final void soRemoteSweepRequested(boolean requested) {
+    final void svRemoteSweepRequested(boolean requested) {
         REMOTE_SWEEP_REQUESTED.setVolatile(this, requested);
     }
 

@@ -13,8 +13,10 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -491,23 +493,41 @@ class MagazineByteBufAllocatorTest {
     }
 
     @Test
-    void releaseFindingTheStripeLockedIsFinishedByTheLockHolder() {
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void releaseFindingTheStripeLockedIsFinishedByTheLockHolderOrAfterIt() throws Exception {
+        // Another thread holds the stripe's lock (as if allocating right now). The release, on the allocating
+        // thread, queues its buffer for the holder and then waits for the lock: it returns only once the release is
+        // finished, by the holder on its way out or by the releaser itself.
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
         ByteBuf buf = oneStripe.directBuffer(256);
         MagByteBuf object = TestAccess.magByteBuf(buf);
         SizeClassChunk chunk = (SizeClassChunk) object.chunk;
         int freeBefore = chunk.freeCount;
         Magazine stripe = chunk.magazine;
-        assertThat(stripe.tryLock()).isTrue(); // as if another thread were allocating right now
-        try {
-            assertThat(buf.release()).isTrue();
-            assertThat(chunk.freeCount).as("the busy stripe's local list is not touched").isEqualTo(freeBefore);
-            assertThat(stripe.deferredReleases.size()).as("the buffer waits for the lock holder").isEqualTo(1);
-            assertThat(object.chunk).as("the object still holds its segment").isSameAs(chunk);
-        } finally {
-            stripe.unlock(); // the holder finishes the deferred release on its way out
-        }
-        assertThat(stripe.deferredReleases.isEmpty()).isTrue();
+        CountDownLatch locked = new CountDownLatch(1);
+        AtomicInteger freeWhileQueued = new AtomicInteger(-1);
+        AtomicReference<Chunk> chunkWhileQueued = new AtomicReference<>();
+        Thread holder = new Thread(() -> {
+            stripe.lock();
+            locked.countDown();
+            while (stripe.deferredReleases.isEmpty()) {
+                Thread.onSpinWait(); // until the release has queued the buffer for us
+            }
+            freeWhileQueued.set(chunk.freeCount);
+            chunkWhileQueued.set(object.chunk);
+            stripe.unlock();
+        }, "lock holder");
+        holder.start();
+        locked.await();
+
+        assertThat(buf.release()).isTrue();
+
+        holder.join();
+        assertThat(freeWhileQueued.get()).as("the busy stripe's local list is not touched").isEqualTo(freeBefore);
+        assertThat(chunkWhileQueued.get()).as("the queued object still holds its segment").isSameAs(chunk);
+        assertThat(stripe.deferredReleases.isEmpty()).as("nothing left waiting").isTrue();
+        assertThat(stripe.tryLock()).as("the lock is free").isTrue();
+        stripe.unlock();
         assertThat(chunk.freeCount).isEqualTo(freeBefore + 1);
         assertThat(object.chunk).as("released objects keep no memory reachable").isNull();
         ByteBuf next = oneStripe.directBuffer(256);
