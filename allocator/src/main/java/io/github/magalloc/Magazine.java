@@ -166,8 +166,9 @@ final class Magazine extends MagazinePad {
      * and the lock holder collects the segments in batches at its next refill of the class, or at trim.
      * Otherwise the segment goes back under the lock; when the lock is busy the buffer (which still holds its
      * segment) is queued for the holder instead and this waits for the lock ({@link #helpHolder}), then returns
-     * false: the holder or this thread has finished the release and recycled the object. So an ended thread's magazine, which nobody allocates from, and a stripe whose buffers
-     * go back on the threads that took them retire a chunk as soon as its last buffer is released.
+     * false: the holder or this thread has finished the release and recycled the object. So an ended thread's
+     * magazine, which nobody allocates from, and a stripe whose buffers go back on the threads that took them
+     * retire a chunk as soon as its last buffer is released.
      */
     boolean releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId) {
         if (stripe && !allocatedOn(buf, threadId)) {

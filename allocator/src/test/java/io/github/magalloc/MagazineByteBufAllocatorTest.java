@@ -517,6 +517,8 @@ class MagazineByteBufAllocatorTest {
             chunkWhileQueued.set(object.chunk);
             stripe.unlock();
         }, "lock holder");
+        // If the release never queues, the test times out; this spinning thread must not keep the JVM alive.
+        holder.setDaemon(true);
         holder.start();
         locked.await();
 
