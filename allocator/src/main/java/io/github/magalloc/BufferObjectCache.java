@@ -10,15 +10,13 @@ import org.jctools.queues.atomic.MpscAtomicArrayQueue;
  * <h2>Where a buffer object can be</h2>
  * <ol>
  *   <li><b>live</b>: handed out by an allocation on its home thread, reference count above 0;</li>
- *   <li><b>deferred</b>: released, waiting in a shared magazine's deferred-release queue until the lock holder gives
- *       its segment back ({@link Magazine#releaseShared}); then it goes on as below;</li>
  *   <li><b>spare</b>: on its home's {@link #spare} stack (released on the home thread);</li>
  *   <li><b>returned</b>: in its home's {@link #returned} queue (released on another thread), until the home thread
  *       moves it to the spare stack;</li>
  *   <li><b>dropped</b>: left to the garbage collector (stack or queue full, home closed, debug mode).</li>
  * </ol>
- * Transitions: live -> (deferred ->) spare | returned | dropped by the releasing thread (or the lock holder that
- * finishes a deferred release); returned -> spare and spare -> live by the home thread only.
+ * Transitions: live -> spare | returned | dropped by the releasing thread; returned -> spare and spare -> live by
+ * the home thread only.
  *
  * <h2>Invariant</h2>
  * A buffer object is handed out only by an allocation on its home thread, and only from this cache. Hence, after a
@@ -96,11 +94,10 @@ final class BufferObjectCache implements ObjectHome {
 
     /**
      * Any thread, after the object's memory was given back: clears its memory references (a kept object must not
-     * keep a freed slab reachable), then the home thread keeps it on
-     * its stack, other threads queue it for the home thread. The home thread queues it too when its stack is full:
-     * it then finishes a burst of releases it did for others (a shared magazine's deferred releases), and dropping
-     * those objects made a producer whose consumer releases through a busy stripe allocate new ones. Full queue, or
-     * a closed home: dropped.
+     * keep a freed slab reachable), then the home thread keeps it on its stack, other threads queue it for the home
+     * thread. The home thread queues it too when its stack is full, so a burst of releases larger than the stack
+     * keeps its objects (up to the queue's capacity) for the next burst of allocations. Full queue, or a closed
+     * home: dropped.
      */
     @Override
     public void recycle(MagByteBuf buf, long threadId) {

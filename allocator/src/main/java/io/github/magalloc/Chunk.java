@@ -12,8 +12,7 @@ abstract class Chunk {
 
     /**
      * Takes back the memory of {@code buf}, whose reference count reached zero. {@code threadId} is the id of the
-     * calling thread, read once by the caller. Returns true when done; false when the release was deferred to the
-     * lock holder of a shared magazine, which then finishes it and recycles {@code buf} (the caller must not).
+     * calling thread, read once by the caller, which then recycles {@code buf}.
      */
-    abstract boolean release(MagByteBuf buf, long threadId);
+    abstract void release(MagByteBuf buf, long threadId);
 }

@@ -7,8 +7,7 @@ final class HugeChunk extends Chunk {
     }
 
     @Override
-    boolean release(MagByteBuf buf, long threadId) {
+    void release(MagByteBuf buf, long threadId) {
         pool.freeHugeSlab(slab);
-        return true;
     }
 }

@@ -141,7 +141,7 @@ final class LargeChunk extends Chunk {
      * owner can give back chunks it no longer needs; gives the slab back itself if the magazine already let go.
      */
     @Override
-    boolean release(MagByteBuf buf, long threadId) {
+    void release(MagByteBuf buf, long threadId) {
         int first = buf.offset >>> PAGE_SHIFT;
         int pages = buf.maxLength >>> PAGE_SHIFT;
         boolean empty;
@@ -161,7 +161,6 @@ final class LargeChunk extends Chunk {
         } else if (empty) {
             magazine.onLargeChunkEmptied();
         }
-        return true;
     }
 
     /**

@@ -226,9 +226,8 @@ abstract class MagByteBuf extends AbstractByteBuf {
         if (pool.debug) {
             poison();
         }
-        if (chunk.release(this, threadId)) {
-            recycle(threadId);
-        }
+        chunk.release(this, threadId);
+        recycle(threadId);
     }
 
     /**

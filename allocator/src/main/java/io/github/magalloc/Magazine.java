@@ -1,7 +1,5 @@
 package io.github.magalloc;
 
-import org.jctools.queues.atomic.MpscAtomicArrayQueue;
-
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
@@ -21,7 +19,7 @@ import java.util.Comparator;
  * Nothing else changes ownership, and only ever thread -> shared.
  *
  * <p>The fast path is {@link #allocate}: pop a segment from the current chunk's local list. Everything else
- * (collecting remote frees, switching chunks, new slabs, large requests, deferred releases) is in cold methods.
+ * (collecting remote frees, switching chunks, new slabs, large requests, sweep requests) is in cold methods.
  *
  * <p>Layout: padding in front ({@link CacheLinePadding}), then what releasing threads read ({@link MagazineShared}),
  * more padding, then the owner's fields: the counters written on every allocation must not share a cache line with
@@ -164,40 +162,24 @@ final class Magazine extends MagazinePad {
      * other than the one that allocated it through the chunk's remote queue, like a thread magazine: that thread
      * (the consumer of a producer's buffers) then never touches the lock the producer takes for every allocation,
      * and the lock holder collects the segments in batches at its next refill of the class, or at trim.
-     * Otherwise the segment goes back under the lock; when the lock is busy the buffer (which still holds its
-     * segment) is queued for the holder instead and this waits for the lock ({@link #helpHolder}), then returns
-     * false: the holder or this thread has finished the release and recycled the object. So an ended thread's
-     * magazine, which nobody allocates from, and a stripe whose buffers go back on the threads that took them
-     * retire a chunk as soon as its last buffer is released.
+     * Otherwise the segment goes back under the lock, waiting for it if it is busy (one critical section, one
+     * allocation, in the common case). So an ended thread's magazine, which nobody allocates from, and a stripe
+     * whose buffers go back on the threads that took them retire a chunk as soon as its last buffer is released.
      */
-    boolean releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId) {
+    void releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId) {
         if (stripe && !allocatedOn(buf, threadId)) {
             chunk.releaseRemote(segment);
             if (chunk.remoteFrees.size() == chunk.segmentCount) {
                 requestSweepForEmptiedChunk();
             }
-            return true;
+            return;
         }
-        if (lock.tryLock()) {
-            try {
-                releaseLocal(chunk, segment);
-            } finally {
-                unlock();
-            }
-            return true;
+        lock();
+        try {
+            releaseLocal(chunk, segment);
+        } finally {
+            unlock();
         }
-        if (!deferredReleases.offer(buf)) {
-            // A whole queue of releases is waiting for one holder: wait for the lock ourselves.
-            lock();
-            try {
-                releaseLocal(chunk, segment);
-            } finally {
-                unlock();
-            }
-            return true;
-        }
-        helpHolder();
-        return false;
     }
 
     /**
@@ -236,8 +218,8 @@ final class Magazine extends MagazinePad {
     }
 
     /**
-     * After publishing work for the lock holder (a deferred release, a sweep request): waits for the lock and gives
-     * it back, which finishes the work unless a holder already did. Waiting, not one {@code tryLock}: the holder
+     * After publishing a sweep request for the lock holder: waits for the lock and gives it back, which finishes
+     * the sweep unless a holder already did. Waiting, not one {@code tryLock}: the holder
      * that had the lock when the work was published may have looked for work before the work was visible to it
      * (see {@link #unlock}), and a single try then strands the work with the lock free. The wait is one critical
      * section (one allocation) in the common case. Never called with this magazine's lock held (not reentrant).
@@ -256,34 +238,21 @@ final class Magazine extends MagazinePad {
     }
 
     /**
-     * Gives the lock back, then does the work threads left while it was held: deferred releases and sweep requests.
-     * Invariant (no stranded work): every piece of work W published for a holder is finished by a thread that
-     * acquired the lock after W was published: the publisher itself ({@link #helpHolder} waits for the lock), or a
-     * holder that got there first. Such a thread sees W (program order for the publisher; for any later holder the
+     * Gives the lock back, then does the work threads left while it was held (sweep requests, which coalesce: one
+     * sweep serves every request made before it). Invariant (no stranded work): every request W is served by a
+     * thread that acquired the lock after W was published: the publisher itself ({@link #helpHolder} waits for the
+     * lock), or a holder that got there first. Such a thread sees W (program order for the publisher; for any later holder the
      * lock's release and acquire), so here it either takes the lock back and finishes W, or loses the lock to a
      * newer holder, which sees W in turn; the last holder of a burst takes it back and finishes W. A holder that
      * acquired before W was published may miss W here (its release store can still sit in its store buffer when
-     * it reads the queue, see {@link StripeLock}): it is not relied on.
+     * it reads the flag, see {@link StripeLock}): it is not relied on.
      */
     void unlock() {
         lock.unlock();
-        while ((!deferredReleases.isEmpty() || lvRemoteSweepRequested()) && lock.tryLock()) {
-            processDeferredReleases();
-            if (lvRemoteSweepRequested()) {
-                svRemoteSweepRequested(false);
-                collectAllRemoteReleases(false);
-            }
+        while (lvRemoteSweepRequested() && lock.tryLock()) {
+            svRemoteSweepRequested(false);
+            collectAllRemoteReleases(false);
             lock.unlock();
-        }
-    }
-
-    /** Lock holder: finishes the releases queued while the lock was busy, and sends their objects home. */
-    private void processDeferredReleases() {
-        long threadId = Thread.currentThread().getId();
-        MagByteBuf buf;
-        while ((buf = deferredReleases.relaxedPoll()) != null) {
-            releaseLocal((SizeClassChunk) buf.chunk, buf.segment);
-            buf.recycle(threadId);
         }
     }
 
@@ -674,8 +643,6 @@ final class Magazine extends MagazinePad {
 abstract class MagazineShared extends CacheLinePadding {
     /** {@link #ownerThreadId} of a shared magazine: matches no thread, so releasers take the lock. */
     static final long SHARED = -1;
-    /** Deferred releases a shared magazine queues for its lock holder before releasers wait for the lock. */
-    static final int DEFERRED_RELEASES = 256;
 
     private static final VarHandle OWNER_THREAD_ID;
     private static final VarHandle REMOTE_SWEEP_REQUESTED;
@@ -709,8 +676,6 @@ abstract class MagazineShared extends CacheLinePadding {
     final boolean stripe;
     /** Whoever holds it owns a shared magazine. A thread's magazine uses it only once abandoned. */
     final StripeLock lock = new StripeLock();
-    /** Releases that found the lock busy: buffers still holding their segments, finished by the lock holder. */
-    final MpscAtomicArrayQueue<MagByteBuf> deferredReleases = new MpscAtomicArrayQueue<>(DEFERRED_RELEASES);
     /**
      * The next lock holder drains every chunk again: a remote release raced with {@link Magazine#abandon}, or a
      * stripe's chunk has every segment in its remote queue.

@@ -173,12 +173,11 @@ final class SizeClassChunk extends SizeClassChunkPad {
     /**
      * Takes back {@code buf}'s segment, released on the thread with id {@code threadId}. Three cases, decided by
      * the magazine's owner as read now (see {@link MagazineShared#ownerThreadId}): the caller owns it (local push,
-     * no atomics); it is shared (under its lock, deferred to the lock holder: returns false, or, for a stripe's
-     * buffer released off its allocating thread, the remote queue: {@link Magazine#releaseShared}); another thread
-     * owns it (the remote queue, one CAS).
+     * no atomics); it is shared (under its lock, or, for a stripe's buffer released off its allocating thread, the
+     * remote queue: {@link Magazine#releaseShared}); another thread owns it (the remote queue, one CAS).
      */
     @Override
-    boolean release(MagByteBuf buf, long threadId) {
+    void release(MagByteBuf buf, long threadId) {
         int segment = buf.segment;
         if (debugInUse != null) {
             debugMarkFree(segment);
@@ -187,16 +186,16 @@ final class SizeClassChunk extends SizeClassChunkPad {
         long ownerId = owner.lvOwnerThreadId();
         if (ownerId == threadId) {
             owner.releaseLocal(this, segment);
-            return true;
+            return;
         }
         if (ownerId == Magazine.SHARED) {
-            return owner.releaseShared(buf, this, segment, threadId);
+            owner.releaseShared(buf, this, segment, threadId);
+            return;
         }
         releaseRemote(segment);
         // From here on only the magazine may be touched: once our segment is published the chunk may be drained,
         // retired and reused. Magazines are never reused.
         owner.onRemoteReleaseRaced();
-        return true;
     }
 
     /** Owner only: pushes onto the local list. Returns the new free count. */

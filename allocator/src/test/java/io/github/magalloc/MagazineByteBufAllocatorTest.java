@@ -320,10 +320,10 @@ class MagazineByteBufAllocatorTest {
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aStripeTakesOtherThreadsReleasesThroughTheRemoteQueueAndItsOwnUnderTheLock() throws Exception {
         // A producer thread allocates, this thread releases: the segments go to the chunk's remote queue without
-        // the stripe's lock (held here by this thread throughout, so a release that needed it would be deferred),
+        // the stripe's lock (held here by this thread throughout, so a release that needed it would wait forever),
         // and the producer's refill takes them back with no new slab. A buffer released on the thread that
         // allocated it still goes back under the lock, at once.
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
@@ -343,7 +343,6 @@ class MagazineByteBufAllocatorTest {
             for (ByteBuf buf : produced) {
                 assertThat(buf.release()).isTrue();
             }
-            assertThat(stripe.deferredReleases.isEmpty()).as("a foreign release waited for the lock holder").isTrue();
             assertThat(chunk.remoteFrees.size()).isEqualTo(count);
             assertThat(chunk.freeCount).isEqualTo(freeBefore);
         } finally {
@@ -494,47 +493,53 @@ class MagazineByteBufAllocatorTest {
 
     @Test
     @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void releaseFindingTheStripeLockedIsFinishedByTheLockHolderOrAfterIt() throws Exception {
-        // Another thread holds the stripe's lock (as if allocating right now). The release, on the allocating
-        // thread, queues its buffer for the holder and then waits for the lock: it returns only once the release is
-        // finished, by the holder on its way out or by the releaser itself.
+    void releaseFindingTheStripeLockedWaitsForTheLockThenFinishesItself() throws Exception {
+        // This thread holds the stripe's lock (as if allocating right now) while the thread that allocated a buffer
+        // releases it: the release must not touch the chunk until the lock is free, and must then finish by itself
+        // (nobody else will: this thread gives the lock back without looking for work).
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
-        ByteBuf buf = oneStripe.directBuffer(256);
-        MagByteBuf object = TestAccess.magByteBuf(buf);
-        SizeClassChunk chunk = (SizeClassChunk) object.chunk;
-        int freeBefore = chunk.freeCount;
-        Magazine stripe = chunk.magazine;
-        CountDownLatch locked = new CountDownLatch(1);
-        AtomicInteger freeWhileQueued = new AtomicInteger(-1);
-        AtomicReference<Chunk> chunkWhileQueued = new AtomicReference<>();
-        Thread holder = new Thread(() -> {
-            stripe.lock();
-            locked.countDown();
-            while (stripe.deferredReleases.isEmpty()) {
-                Thread.onSpinWait(); // until the release has queued the buffer for us
+        AtomicReference<MagByteBuf> object = new AtomicReference<>();
+        CountDownLatch allocated = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Object> releaseOutcome = new AtomicReference<>();
+        AtomicReference<MagByteBuf> nextObject = new AtomicReference<>();
+        Thread owner = new Thread(() -> {
+            try {
+                ByteBuf buf = oneStripe.directBuffer(256);
+                object.set(TestAccess.magByteBuf(buf));
+                allocated.countDown();
+                release.await();
+                releaseOutcome.set(buf.release());
+                ByteBuf next = oneStripe.directBuffer(256);
+                nextObject.set(TestAccess.magByteBuf(next));
+                next.release();
+            } catch (Throwable t) {
+                releaseOutcome.set(t);
             }
-            freeWhileQueued.set(chunk.freeCount);
-            chunkWhileQueued.set(object.chunk);
-            stripe.unlock();
-        }, "lock holder");
-        // If the release never queues, the test times out; this spinning thread must not keep the JVM alive.
-        holder.setDaemon(true);
-        holder.start();
-        locked.await();
+        }, "allocating thread");
+        // If the release never returns, the test times out; this thread must not keep the JVM alive.
+        owner.setDaemon(true);
+        owner.start();
+        allocated.await();
+        SizeClassChunk chunk = (SizeClassChunk) object.get().chunk;
+        Magazine stripe = chunk.magazine;
+        int freeBefore = chunk.freeCount;
 
-        assertThat(buf.release()).isTrue();
+        stripe.lock();
+        release.countDown();
+        owner.join(200);
+        assertThat(owner.isAlive()).as("the release waits while the lock is held").isTrue();
+        assertThat(chunk.freeCount).as("the busy stripe's local list is not touched").isEqualTo(freeBefore);
+        assertThat(object.get().chunk).as("the object still holds its segment").isSameAs(chunk);
+        stripe.lock.unlock(); // the bare lock: no help with any work left for the holder
 
-        holder.join();
-        assertThat(freeWhileQueued.get()).as("the busy stripe's local list is not touched").isEqualTo(freeBefore);
-        assertThat(chunkWhileQueued.get()).as("the queued object still holds its segment").isSameAs(chunk);
-        assertThat(stripe.deferredReleases.isEmpty()).as("nothing left waiting").isTrue();
+        owner.join();
+        assertThat(releaseOutcome.get()).isEqualTo(Boolean.TRUE);
         assertThat(stripe.tryLock()).as("the lock is free").isTrue();
         stripe.unlock();
         assertThat(chunk.freeCount).isEqualTo(freeBefore + 1);
-        assertThat(object.chunk).as("released objects keep no memory reachable").isNull();
-        ByteBuf next = oneStripe.directBuffer(256);
-        assertThat(TestAccess.magByteBuf(next)).as("the object went back to its home thread").isSameAs(object);
-        next.release();
+        assertThat(object.get().chunk).as("released objects keep no memory reachable").isNull();
+        assertThat(nextObject.get()).as("the object went back to its home thread").isSameAs(object.get());
     }
 
     // ------------------------------------------------------------------ metrics and trim

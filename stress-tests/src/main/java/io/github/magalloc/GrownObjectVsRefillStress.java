@@ -53,9 +53,9 @@ public class GrownObjectVsRefillStress {
     @Actor
     public void foreignGrowth() {
         grown.swapMemory(fresh);
-        if (chunk.release(fresh, Thread.currentThread().getId())) {
-            fresh.recycle(Thread.currentThread().getId());
-        }
+        long threadId = Thread.currentThread().getId();
+        chunk.release(fresh, threadId);
+        fresh.recycle(threadId);
     }
 
     /** r1: served from the old chunk; r2: handed out the grown (live) object or the other live one; r3: grown intact. */

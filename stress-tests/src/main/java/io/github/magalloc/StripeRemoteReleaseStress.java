@@ -17,8 +17,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * (three segments: one free, two live): the first allocation pops the free segment, the second finds the chunk
  * exhausted and drains the queue. The holder either gets the released segment back or, when the release comes too
  * late, parks the chunk among the others and takes a new chunk. A segment still held by a buffer must never be
- * handed out, the chunk's counts must stay exact (free + queued + live == 3), nothing may wait in the deferred
- * queue, and the released object must have gone home (memory forgotten). With the release planted to push onto the
+ * handed out, the chunk's counts must stay exact (free + queued + live == 3), the lock must end free, and the
+ * released object must have gone home (memory forgotten). With the release planted to push onto the
  * local list as the lock holder does, but without the lock, every jcstress sanity configuration fails (outcome
  * {@code 1, 2, 3}: the release reached the local list before the holder's first allocation).
  */
@@ -29,7 +29,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(id = "1, 1, 3", expect = FORBIDDEN, desc = "the segment still held by a live buffer was handed out")
 @Outcome(id = "1, 2, 3", expect = FORBIDDEN, desc = "the release reached the local list, not the remote queue: the "
     + "first allocation took it, the second the segment that was free")
-@Outcome(expect = FORBIDDEN, desc = "a segment lost or counted twice, the chunk in a wrong place, a release deferred, "
+@Outcome(expect = FORBIDDEN, desc = "a segment lost or counted twice, the chunk in a wrong place, the lock left taken, "
     + "or the released object not sent home")
 @State
 public class StripeRemoteReleaseStress {
@@ -80,7 +80,7 @@ public class StripeRemoteReleaseStress {
         r.r2 = !fromChunk ? -1 : got.segment == releasedSegment ? 0 : got.segment == stillHeld.segment ? 1 : 2;
         int live = 2 + (fromChunk ? 1 : 0);
         boolean placed = (fromChunk ? chunk.current : !chunk.current && chunk.list != null) && first.chunk == chunk;
-        boolean clean = stripe.deferredReleases.isEmpty() && released.chunk == null;
+        boolean clean = stripe.tryLock() && released.chunk == null;
         r.r3 = placed && clean ? StressFixtures.accountedFree(chunk) + live : -1;
     }
 }
