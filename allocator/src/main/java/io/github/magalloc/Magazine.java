@@ -241,11 +241,11 @@ final class Magazine extends MagazinePad {
      * Gives the lock back, then does the work threads left while it was held (sweep requests, which coalesce: one
      * sweep serves every request made before it). Invariant (no stranded work): every request W is served by a
      * thread that acquired the lock after W was published: the publisher itself ({@link #helpHolder} waits for the
-     * lock), or a holder that got there first. Such a thread sees W (program order for the publisher; for any later holder the
-     * lock's release and acquire), so here it either takes the lock back and finishes W, or loses the lock to a
-     * newer holder, which sees W in turn; the last holder of a burst takes it back and finishes W. A holder that
-     * acquired before W was published may miss W here (its release store can still sit in its store buffer when
-     * it reads the flag, see {@link StripeLock}): it is not relied on.
+     * lock), or a holder that got there first. Such a thread sees W (program order for the publisher; for any
+     * later holder the lock's release and acquire), so here it either takes the lock back and serves W, or loses the
+     * lock to a newer holder, which sees W in turn; the last holder of a burst takes it back and serves W. A holder
+     * that acquired before W was published may miss W here (its release store can still sit in its store buffer
+     * when it reads the flag, see {@link StripeLock}): it is not relied on.
      */
     void unlock() {
         lock.unlock();
