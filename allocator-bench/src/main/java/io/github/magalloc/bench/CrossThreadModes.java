@@ -3,7 +3,12 @@ package io.github.magalloc.bench;
 import io.github.magalloc.workload.AllocatorKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.concurrent.Future;
+import io.netty.util.internal.ThreadExecutorMap;
 import org.jctools.queues.SpscArrayQueue;
 
 import java.io.PrintStream;
@@ -12,6 +17,7 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Why CrossThread's forks are bimodal on a shared machine. The same two threads alternate, every second, a
@@ -21,8 +27,8 @@ import java.util.Locale;
  * the swings come from where the host runs the two vCPUs, not from the allocator.
  *
  * <p>Usage: {@code CrossThreadModes [ALLOCATOR] [SECONDS] [PLAIN|EVENT_LOOP]}: ALLOCATOR as in the benchmarks'
- * {@code allocator} param (default MAGALLOC), SECONDS default 60, threads plain (default) or Netty
- * {@code FastThreadLocalThread}s that clean up their thread locals, which magalloc serves as it serves event loops.
+ * {@code allocator} param (default MAGALLOC), SECONDS default 60, threads plain (default) or Netty event
+ * executors (each side runs in its own {@code DefaultEventExecutor}, as the benchmark's event-loop workers do).
  * A diagnostic: no timing goes into tests.
  */
 public final class CrossThreadModes {
@@ -51,24 +57,43 @@ public final class CrossThreadModes {
     static void run(ByteBufAllocator allocator, int seconds, Workers workers, PrintStream out)
             throws InterruptedException {
         CrossThreadModes modes = new CrossThreadModes();
-        Thread consumer = newThread(workers, modes::consume, "cross-thread-modes-consumer");
-        Thread producer = newThread(workers, () -> modes.produce(allocator, seconds, out),
-                "cross-thread-modes-producer");
-        consumer.start();
-        producer.start();
-        producer.join();
-        consumer.join();
+        Started consumer = start(workers, modes::consume, "cross-thread-modes-consumer");
+        Started producer = start(workers, () -> modes.produce(allocator, seconds, out), "cross-thread-modes-producer");
+        producer.await();
+        consumer.await();
     }
 
-    private static Thread newThread(Workers workers, Runnable task, String name) {
-        return workers == Workers.EVENT_LOOP ? new FastThreadLocalThread(task, name) : new Thread(task, name);
+    /** A side of the workload, running. */
+    private interface Started {
+        void await() throws InterruptedException;
+    }
+
+    /**
+     * EVENT_LOOP runs the task inside its own Netty event executor, as {@link EventLoopExecutor} runs the benchmark:
+     * Netty 4.2's adaptive allocator gives a thread its own magazines only when it has a current executor, so on a
+     * bare {@code FastThreadLocalThread} it takes shared ones (a third of its benchmark rate, measured here before).
+     */
+    private static Started start(Workers workers, Runnable task, String name) {
+        if (workers == Workers.EVENT_LOOP) {
+            EventExecutor loop = new DefaultEventExecutor(new DefaultThreadFactory(name, true));
+            Future<?> done = loop.submit(task);
+            return () -> {
+                done.sync();
+                loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            };
+        }
+        Thread thread = new Thread(task, name);
+        thread.start();
+        return thread::join;
     }
 
     /** The producer's loop: each second a ping-pong, then the workload; one line per second, then the summary. */
     private void produce(ByteBufAllocator allocator, int seconds, PrintStream out) {
         List<double[]> rows = new ArrayList<>();
         out.println("producer cleans up fast thread locals (served as an event loop): "
-            + FastThreadLocalThread.willCleanupFastThreadLocals(Thread.currentThread()));
+            + FastThreadLocalThread.willCleanupFastThreadLocals(Thread.currentThread())
+            + "; runs in an event executor (adaptive's condition for its own magazines): "
+            + (ThreadExecutorMap.currentExecutor() != null));
         out.println("second  round trip ns  producer Mops/s");
         for (int s = 1; s <= seconds; s++) {
             double roundTrip = pingPong();

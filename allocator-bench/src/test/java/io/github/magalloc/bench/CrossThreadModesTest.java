@@ -22,6 +22,7 @@ class CrossThreadModesTest {
             CrossThreadModes.run(allocator, 2, workers, new PrintStream(bytes, true, StandardCharsets.UTF_8));
             String out = bytes.toString(StandardCharsets.UTF_8);
             assertThat(out).contains("served as an event loop): " + (workers == Workers.EVENT_LOOP));
+            assertThat(out).contains("own magazines): " + (workers == Workers.EVENT_LOOP));
             assertThat(out).containsPattern("(?m)^ +1 +[0-9.]+ +[0-9.]+$").containsPattern("(?m)^ +2 +[0-9.]+ +[0-9.]+$");
             assertThat(out).contains("round trip below");
             allocator.trim();
