@@ -218,11 +218,11 @@ final class Magazine extends MagazinePad {
     }
 
     /**
-     * After publishing a sweep request for the lock holder: waits for the lock and gives it back, which finishes
-     * the sweep unless a holder already did. Waiting, not one {@code tryLock}: the holder
-     * that had the lock when the work was published may have looked for work before the work was visible to it
-     * (see {@link #unlock}), and a single try then strands the work with the lock free. The wait is one critical
-     * section (one allocation) in the common case. Never called with this magazine's lock held (not reentrant).
+     * After publishing a sweep request for the lock holder: waits for the lock and gives it back, which sweeps
+     * unless a holder already did. Waiting, not one {@code tryLock}: the holder that had the lock when the request
+     * was published may have read the flag before the request was visible to it (see {@link #unlock}), and a single
+     * try then strands the request with the lock free. The wait is one critical section (one allocation) in the
+     * common case. Never called with this magazine's lock held (not reentrant).
      */
     private void helpHolder() {
         lock();
