@@ -170,7 +170,12 @@ final class Magazine extends MagazinePad {
         if (stripe && !allocatedOn(buf, threadId)) {
             chunk.releaseRemote(segment);
             if (chunk.remoteFrees.size() == chunk.segmentCount) {
-                requestSweepForEmptiedChunk();
+                // Every segment is in the queue (a chunk parked full whose buffers all went back on other threads):
+                // it is empty, but only a lock holder can retire it, and nobody may allocate that size here again
+                // soon. The size was read after our offer, when the chunk may already have been drained and even
+                // reused elsewhere: a stale read costs an extra sweep, or misses one, which leaves the chunk to the
+                // next refill of its size or to trim().
+                requestSweep();
             }
             return;
         }
@@ -180,19 +185,6 @@ final class Magazine extends MagazinePad {
         } finally {
             unlock();
         }
-    }
-
-    /**
-     * Cold: every segment of a stripe's chunk is in its remote queue (a chunk that was full when parked, whose
-     * buffers all went back on other threads): it is empty, but only a lock holder can retire it, and nobody may
-     * allocate that size here again soon. So ask the next holder (maybe us, see {@link #helpHolder}) for a sweep,
-     * as a raced release does ({@link #onRemoteReleaseRaced}). The size was read after our offer, when the chunk may
-     * already have been drained and even reused elsewhere; the worst a stale read does is an extra sweep here, or
-     * a missed one, which leaves the chunk to the next refill of its size or to trim().
-     */
-    private void requestSweepForEmptiedChunk() {
-        svRemoteSweepRequested(true);
-        helpHolder();
     }
 
     /**
@@ -212,19 +204,19 @@ final class Magazine extends MagazinePad {
      */
     void onRemoteReleaseRaced() {
         if (lvOwnerThreadId() == SHARED) {
-            svRemoteSweepRequested(true);
-            helpHolder();
+            requestSweep();
         }
     }
 
     /**
-     * After publishing a sweep request for the lock holder: waits for the lock and gives it back, which sweeps
+     * Cold: publishes a sweep request for the lock holder, then waits for the lock and gives it back, which sweeps
      * unless a holder already did. Waiting, not one {@code tryLock}: the holder that had the lock when the request
-     * was published may have read the flag before the request was visible to it (see {@link #unlock}), and a single
-     * try then strands the request with the lock free. The wait is one critical section (one allocation) in the
+     * was published may have read the flag before the request was visible to it (see {@link #unlock}), and a
+     * single try then strands the request with the lock free. The wait is one critical section (one allocation) in the
      * common case. Never called with this magazine's lock held (not reentrant).
      */
-    private void helpHolder() {
+    private void requestSweep() {
+        svRemoteSweepRequested(true);
         lock();
         unlock();
     }
@@ -240,7 +232,7 @@ final class Magazine extends MagazinePad {
     /**
      * Gives the lock back, then does the work threads left while it was held (sweep requests, which coalesce: one
      * sweep serves every request made before it). Invariant (no stranded work): every request W is served by a
-     * thread that acquired the lock after W was published: the publisher itself ({@link #helpHolder} waits for the
+     * thread that acquired the lock after W was published: the publisher itself ({@link #requestSweep} waits for the
      * lock), or a holder that got there first. Such a thread sees W (program order for the publisher; for any
      * later holder the lock's release and acquire), so here it either takes the lock back and serves W, or loses the
      * lock to a newer holder, which sees W in turn; the last holder of a burst takes it back and serves W. A holder

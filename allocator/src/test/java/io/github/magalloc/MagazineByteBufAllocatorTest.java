@@ -501,6 +501,7 @@ class MagazineByteBufAllocatorTest {
         AtomicReference<MagByteBuf> object = new AtomicReference<>();
         CountDownLatch allocated = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch allocateAgain = new CountDownLatch(1);
         AtomicReference<Object> releaseOutcome = new AtomicReference<>();
         AtomicReference<MagByteBuf> nextObject = new AtomicReference<>();
         Thread owner = new Thread(() -> {
@@ -510,6 +511,7 @@ class MagazineByteBufAllocatorTest {
                 allocated.countDown();
                 release.await();
                 releaseOutcome.set(buf.release());
+                allocateAgain.await(); // not before the lock is free: the allocation would wait for it too
                 ByteBuf next = oneStripe.directBuffer(256);
                 nextObject.set(TestAccess.magByteBuf(next));
                 next.release();
@@ -528,10 +530,11 @@ class MagazineByteBufAllocatorTest {
         stripe.lock();
         release.countDown();
         owner.join(200);
-        assertThat(owner.isAlive()).as("the release waits while the lock is held").isTrue();
+        assertThat(releaseOutcome.get()).as("the release waits while the lock is held").isNull();
         assertThat(chunk.freeCount).as("the busy stripe's local list is not touched").isEqualTo(freeBefore);
         assertThat(object.get().chunk).as("the object still holds its segment").isSameAs(chunk);
         stripe.lock.unlock(); // the bare lock: no help with any work left for the holder
+        allocateAgain.countDown();
 
         owner.join();
         assertThat(releaseOutcome.get()).isEqualTo(Boolean.TRUE);
