@@ -16,7 +16,7 @@ import java.lang.invoke.VarHandle;
  * lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next to size-classed
  * ones, and a lock costs the same one atomic per allocation and per release as a reference count would, while any
  * thread can give pages back directly: so a large chunk needs none of the magazine's ownership protocols (remote
- * queues, sweep requests, the abandonment drain). The lock also orders memory: a releaser's last write to its pages
+ * queues, sweeps of them, the abandonment drain). The lock also orders memory: a releaser's last write to its pages
  * happens before its unlock, which happens before the lock that hands those pages out again.
  *
  * <h2>Invariants</h2>

@@ -19,7 +19,7 @@ import java.util.Comparator;
  * Nothing else changes ownership, and only ever thread -> shared.
  *
  * <p>The fast path is {@link #allocate}: pop a segment from the current chunk's local list. Everything else
- * (collecting remote frees, switching chunks, new slabs, large requests, sweep requests) is in cold methods.
+ * (collecting remote frees, switching chunks, new slabs, large requests, sweeps) is in cold methods.
  *
  * <p>Layout: padding in front ({@link CacheLinePadding}), then what releasing threads read ({@link MagazineShared}),
  * more padding, then the owner's fields: the counters written on every allocation must not share a cache line with
@@ -175,7 +175,7 @@ final class Magazine extends MagazinePad {
                 // soon. The size was read after our offer, when the chunk may already have been drained and even
                 // reused elsewhere: a stale read costs an extra sweep, or misses one, which leaves the chunk to the
                 // next refill of its size or to trim().
-                requestSweep();
+                sweepRemoteReleases();
             }
             return;
         }
@@ -200,25 +200,28 @@ final class Magazine extends MagazinePad {
     /**
      * Any thread, after queueing a segment in a chunk of this magazine while another thread owned it: if the
      * magazine became shared meanwhile, its lock holders take segments only from the lock and from
-     * {@link #abandon}'s drain, which may have run before our segment arrived; ask for another drain.
+     * {@link #abandon}'s drain, which may have run before our segment arrived; drain again.
      */
     void onRemoteReleaseRaced() {
         if (lvOwnerThreadId() == SHARED) {
-            requestSweep();
+            sweepRemoteReleases();
         }
     }
 
     /**
-     * Cold: publishes a sweep request for the lock holder, then waits for the lock and gives it back, which sweeps
-     * unless a holder already did. Waiting, not one {@code tryLock}: the holder that had the lock when the request
-     * was published may have read the flag before the request was visible to it (see {@link #unlock}), and a
-     * single try then strands the request with the lock free. The wait is one critical section (one allocation) in the
-     * common case. Never called with this magazine's lock held (not reentrant).
+     * Cold: drains every chunk's remote queue under the lock, waiting for it if it is busy. For segments that only a
+     * lock holder may take from the queues (a shared magazine's) and that no holder may look for soon. The caller
+     * sweeps itself rather than asking the holder to: a request published for the holder can be missed by it (its
+     * unlock is a release store, which its next loads may pass, see {@link StripeLock}), so the caller would have
+     * to wait for the lock anyway. Never called with this magazine's lock held (not reentrant).
      */
-    private void requestSweep() {
-        svRemoteSweepRequested(true);
+    private void sweepRemoteReleases() {
         lock();
-        unlock();
+        try {
+            collectAllRemoteReleases(false);
+        } finally {
+            unlock();
+        }
     }
 
     boolean tryLock() {
@@ -229,23 +232,8 @@ final class Magazine extends MagazinePad {
         lock.lock();
     }
 
-    /**
-     * Gives the lock back, then does the work threads left while it was held (sweep requests, which coalesce: one
-     * sweep serves every request made before it). Invariant (no stranded work): every request W is served by a
-     * thread that acquired the lock after W was published: the publisher itself ({@link #requestSweep} waits for the
-     * lock), or a holder that got there first. Such a thread sees W (program order for the publisher; for any
-     * later holder the lock's release and acquire), so here it either takes the lock back and serves W, or loses the
-     * lock to a newer holder, which sees W in turn; the last holder of a burst takes it back and serves W. A holder
-     * that acquired before W was published may miss W here (its release store can still sit in its store buffer
-     * when it reads the flag, see {@link StripeLock}): it is not relied on.
-     */
     void unlock() {
         lock.unlock();
-        while (lvRemoteSweepRequested() && lock.tryLock()) {
-            svRemoteSweepRequested(false);
-            collectAllRemoteReleases(false);
-            lock.unlock();
-        }
     }
 
     // ------------------------------------------------------------------ cold paths
@@ -554,10 +542,10 @@ final class Magazine extends MagazinePad {
      * happen-before {@code isAlive()} returned false).
      *
      * <p>Protocol (docs/design.md, protocol 3): take the lock, then publish {@link #SHARED} with a volatile write.
-     * From then on releasers take the lock (or defer to its holder, which is us until we finish). A releaser that
+     * From then on releasers take the lock (waiting while we hold it). A releaser that
      * read the old owner id queues its segment in the chunk's remote queue; we drain every queue after the
      * volatile write, waiting for claimed slots, and a releaser whose claim came after our drain reads
-     * {@link #SHARED} afterwards and asks for another drain ({@link #onRemoteReleaseRaced}). Entirely free chunks are
+     * {@link #SHARED} afterwards and drains again itself ({@link #onRemoteReleaseRaced}). Entirely free chunks are
      * retired now; the others when their last buffer is released.
      */
     void abandon() {
@@ -637,14 +625,12 @@ abstract class MagazineShared extends CacheLinePadding {
     static final long SHARED = -1;
 
     private static final VarHandle OWNER_THREAD_ID;
-    private static final VarHandle REMOTE_SWEEP_REQUESTED;
     private static final VarHandle LARGE_CHUNK_EMPTIED;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             OWNER_THREAD_ID = lookup.findVarHandle(MagazineShared.class, "ownerThreadId", long.class);
-            REMOTE_SWEEP_REQUESTED = lookup.findVarHandle(MagazineShared.class, "remoteSweepRequested", boolean.class);
             LARGE_CHUNK_EMPTIED = lookup.findVarHandle(MagazineShared.class, "largeChunkEmptied", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -669,11 +655,6 @@ abstract class MagazineShared extends CacheLinePadding {
     /** Whoever holds it owns a shared magazine. A thread's magazine uses it only once abandoned. */
     final StripeLock lock = new StripeLock();
     /**
-     * The next lock holder drains every chunk again: a remote release raced with {@link Magazine#abandon}, or a
-     * stripe's chunk has every segment in its remote queue.
-     */
-    private volatile boolean remoteSweepRequested;
-    /**
      * A release emptied a large chunk of the magazine: its owner may give spare ones back
      * ({@link Magazine#onLargeChunkEmptied}).
      */
@@ -691,14 +672,6 @@ abstract class MagazineShared extends CacheLinePadding {
 
     final void svOwnerThreadId(long id) {
         OWNER_THREAD_ID.setVolatile(this, id);
-    }
-
-    final boolean lvRemoteSweepRequested() {
-        return remoteSweepRequested;
-    }
-
-    final void svRemoteSweepRequested(boolean requested) {
-        REMOTE_SWEEP_REQUESTED.setVolatile(this, requested);
     }
 
     final boolean lvLargeChunkEmptied() {

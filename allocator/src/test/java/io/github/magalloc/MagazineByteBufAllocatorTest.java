@@ -375,8 +375,8 @@ class MagazineByteBufAllocatorTest {
     @Timeout(30)
     void aStripesChunkWhoseBuffersAllCameBackOnAnotherThreadIsRetiredWithoutTrim() throws Exception {
         // A producer fills a chunk (and starts the next one, so the first is parked as full); this thread releases
-        // the first chunk's buffers. They go to its remote queue, and the release that completes it asks for a
-        // sweep, which retires the chunk at once instead of at the next refill of the size or trim().
+        // the first chunk's buffers. They go to its remote queue, and the release that completes it sweeps the
+        // stripe under its lock, which retires the chunk at once instead of at the next refill of the size or trim().
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
         List<ByteBuf> produced = CompletableFuture.supplyAsync(() -> {
             List<ByteBuf> bufs = new ArrayList<>();

@@ -24,7 +24,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @JCStressTest
 @Description("release of a dead thread's last buffer races the abandonment of its magazine")
 @Outcome(id = "1, 1, 2, 1", expect = ACCEPTABLE, desc = "the release was queued before the abandon's drain, which retired the chunk")
-@Outcome(id = "0, 1, 2, 1", expect = ACCEPTABLE, desc = "the release came later: under the lock, or by a requested sweep")
+@Outcome(id = "0, 1, 2, 1", expect = ACCEPTABLE, desc = "the release came later: under the lock, or by its own sweep")
 @Outcome(id = {"1, 2, 2, 1", "0, 2, 2, 1"}, expect = FORBIDDEN, desc = "the chunk was retired twice")
 @Outcome(id = "0, 0, 2, 1", expect = FORBIDDEN, desc = "the released segment was stranded: the dead thread's empty chunk is never reclaimed")
 @Outcome(expect = FORBIDDEN, desc = "a segment lost, a release left unfinished, or the magazine not shared")
