@@ -26,6 +26,7 @@ final class StressFixtures {
     private static final Field CURRENT = field("current");
     private static final Field PARTIAL = field("partial");
     private static final Field FULL = field("full");
+    private static final Field LARGE_CHUNKS = field("largeChunks");
 
     private StressFixtures() {
     }
@@ -100,6 +101,19 @@ final class StressFixtures {
         MagByteBuf buf = newBufferObject(pool);
         buf.init(chunk, -1, offset, runBytes, runBytes, Integer.MAX_VALUE);
         return buf;
+    }
+
+    /** A large chunk of {@code pages} pages in a heap slab, all free, in {@code magazine}'s list of large chunks. */
+    @SuppressWarnings("unchecked")
+    static LargeChunk addLargeChunk(MemoryPool pool, Magazine magazine, int pages) {
+        LargeChunk chunk = pool.newLargeChunk(magazine, Slab.heap(pages * LargeChunk.PAGE_SIZE));
+        ((java.util.List<LargeChunk>) get(LARGE_CHUNKS, magazine)).add(chunk);
+        return chunk;
+    }
+
+    /** Large chunks in {@code magazine}'s list; call when no other thread touches the magazine. */
+    static int largeChunkCount(Magazine magazine) {
+        return ((java.util.List<?>) get(LARGE_CHUNKS, magazine)).size();
     }
 
     /** Pages of {@code chunk} in use, as its count says; call when no other thread touches the chunk. */

@@ -36,6 +36,11 @@ class ThreadChurnMemoryTest {
             assertThat(metric.endedThreadsMemory(direct)).as("held by ended threads, direct=%s", direct).isZero();
             assertThat(metric.pooledFreeMemory(direct)).isLessThanOrEqualTo(metric.reuseBudget());
             assertThat(metric.hugeMemory(direct)).isZero();
+            // The release that empties a stripe's large chunk gives the stripe's spares back: one chunk is left
+            // per stripe at most (before, every chunk the stripes' last burst used, until their next large
+            // allocation or trim()).
+            assertThat(metric.activeLargeChunks(direct)).as("large chunks left, direct=%s", direct)
+                .isLessThanOrEqualTo(metric.sharedMagazines());
             // What is left besides the reuse pool belongs to the live shared magazines: one current chunk per size
             // class and one large chunk each, at most.
             long used = direct ? metric.usedDirectMemory() : metric.usedHeapMemory();
