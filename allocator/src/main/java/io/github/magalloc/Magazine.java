@@ -554,11 +554,11 @@ final class Magazine extends MagazinePad {
      * happen-before {@code isAlive()} returned false).
      *
      * <p>Protocol (docs/design.md, protocol 3): take the lock, then publish {@link #SHARED} with a volatile write.
-     * From then on releasers take the lock (waiting while we hold it). A releaser that
-     * read the old owner id queues its segment in the chunk's remote queue; we drain every queue after the
-     * volatile write, waiting for claimed slots, and a releaser whose claim came after our drain reads
-     * {@link #SHARED} afterwards and drains again itself ({@link #onRemoteReleaseRaced}). Entirely free chunks are
-     * retired now; the others when their last buffer is released.
+     * From then on releasers take the lock (waiting while we hold it). A releaser that read the old owner id queues
+     * its segment in the chunk's remote queue; we drain every queue after the volatile write, waiting for claimed
+     * slots, and a releaser whose claim came after our drain reads {@link #SHARED} afterwards and drains again
+     * itself ({@link #onRemoteReleaseRaced}). Entirely free chunks are retired now; the others when their last
+     * buffer is released.
      */
     void abandon() {
         lock.lock();

@@ -13,9 +13,9 @@ import java.lang.invoke.VarHandle;
  * loads run while the store still sits in its store buffer. So a thread that publishes work for the holder and
  * then reads the lock word once may read it held while the holder, having unlocked, reads that work as absent.
  * {@link Magazine} therefore never leaves work for the holder: a thread with work that needs the lock waits for
- * it and does the work itself ({@link Magazine#releaseShared}, {@link Magazine#onRemoteReleaseRaced}). A volatile
- * store here would make handing work over safe, but costs a fence on every unlock: 9 ns per allocate-and-release
- * on plain threads on a Zen 5 host.
+ * it and does the work itself ({@link Magazine#releaseShared}, {@link Magazine#onRemoteReleaseRaced},
+ * {@link Magazine#onLargeChunkEmptied}). A volatile store here would make handing work over safe, but costs a
+ * fence on every unlock: 9 ns per allocate-and-release on plain threads on a Zen 5 host.
  *
  * <p>The lock word has cache lines to itself (padding before and after, in super- and subclass so the JVM cannot
  * move it): threads working on different stripes must not invalidate each other's line on every CAS, whatever
