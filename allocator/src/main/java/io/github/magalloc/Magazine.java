@@ -433,6 +433,8 @@ final class Magazine extends MagazinePad {
     /** Owner: first fit over the large chunks; false if none has a long enough run of free pages. */
     private boolean allocateFromLargeChunks(MagByteBuf buf, int runBytes, int initialCapacity, int maxCapacity) {
         if (lvLargeChunkEmptied()) {
+            // Cleared before the chunks are looked at, so an emptying that this pass misses sets it again.
+            soLargeChunkEmptied(false);
             releaseSpareLargeChunks();
         }
         ArrayList<LargeChunk> chunks = largeChunks;
@@ -481,12 +483,10 @@ final class Magazine extends MagazinePad {
     /**
      * Owner: gives back the unused large chunks beyond a spare allowance: one chunk, and more while they add up to
      * at most a share of the bytes of the chunks in use; which ones and what share, {@link LargeSlabReturn} says.
-     * Why only a share: a burst that is over should not stay reserved. The flag is cleared before the chunks are
-     * looked at, so an emptying that this pass misses sets it again. Sorting allocates nothing here: below 32
+     * Why only a share: a burst that is over should not stay reserved. Sorting allocates nothing here: below 32
      * elements the JDK sorts in place.
      */
     private void releaseSpareLargeChunks() {
-        soLargeChunkEmptied(false);
         ArrayList<LargeChunk> unused = unusedLargeChunks;
         long inUseBytes = 0;
         for (int i = 0, n = largeChunks.size(); i < n; i++) {

@@ -1,13 +1,11 @@
 package io.github.magalloc.bench;
 
 import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.TaskThread;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocalThread;
-import io.netty.util.concurrent.Future;
 import io.netty.util.internal.ThreadExecutorMap;
 import org.jctools.queues.SpscArrayQueue;
 
@@ -17,7 +15,6 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Why CrossThread's forks are bimodal on a shared machine. The same two threads alternate, every second, a
@@ -57,34 +54,22 @@ public final class CrossThreadModes {
     static void run(ByteBufAllocator allocator, int seconds, Workers workers, PrintStream out)
             throws InterruptedException {
         CrossThreadModes modes = new CrossThreadModes();
-        Started consumer = start(workers, modes::consume, "cross-thread-modes-consumer");
-        Started producer = start(workers, () -> modes.produce(allocator, seconds, out), "cross-thread-modes-producer");
-        producer.await();
-        consumer.await();
-    }
-
-    /** A side of the workload, running. */
-    private interface Started {
-        void await() throws InterruptedException;
+        TaskThread consumer = start(workers, modes::consume, "cross-thread-modes-consumer");
+        TaskThread producer = start(workers, () -> modes.produce(allocator, seconds, out),
+                "cross-thread-modes-producer");
+        producer.awaitEnd();
+        consumer.awaitEnd();
     }
 
     /**
-     * EVENT_LOOP runs the task inside its own Netty event executor, as {@link EventLoopExecutor} runs the benchmark:
-     * Netty 4.2's adaptive allocator gives a thread its own magazines only when it has a current executor, so on a
-     * bare {@code FastThreadLocalThread} it takes shared ones (a third of its benchmark rate, measured here before).
+     * EVENT_LOOP runs the task in its own Netty event executor, as {@link EventLoopExecutor} runs the benchmark: on
+     * a bare {@code FastThreadLocalThread} Netty 4.2's adaptive allocator takes its shared magazines (a third of its
+     * benchmark rate, measured here before).
      */
-    private static Started start(Workers workers, Runnable task, String name) {
-        if (workers == Workers.EVENT_LOOP) {
-            EventExecutor loop = new DefaultEventExecutor(new DefaultThreadFactory(name, true));
-            Future<?> done = loop.submit(task);
-            return () -> {
-                done.sync();
-                loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-            };
-        }
-        Thread thread = new Thread(task, name);
-        thread.start();
-        return thread::join;
+    private static TaskThread start(Workers workers, Runnable task, String name) {
+        return workers == Workers.EVENT_LOOP
+                ? TaskThread.onOwnEventExecutor(task, new DefaultThreadFactory(name, true))
+                : TaskThread.plain(task, name);
     }
 
     /** The producer's loop: each second a ping-pong, then the workload; one line per second, then the summary. */

@@ -2,15 +2,14 @@ package io.github.magalloc.churn;
 
 import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.MagazineByteBufAllocatorMetric;
+import io.github.magalloc.workload.TaskThread;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetric;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.Future;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -19,7 +18,6 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,16 +25,14 @@ import java.util.function.Supplier;
 
 /**
  * Thread churn against one long-lived allocator, as a server with short-lived workers sees it: plain producer
- * threads and event-loop producers come and go; each allocates buffers of mixed sizes, releases some itself and hands the rest to long-lived consumers (plain
- * and event-loop threads), which keep them a while, retain slices of some, and release them, mostly after the
- * producer has died. Then everything is released, no {@code trim()} is called, and the allocator's used memory is
- * read.
+ * threads and event-loop producers come and go; each allocates buffers of mixed sizes, releases some itself and
+ * hands the rest to long-lived consumers (plain and event-loop), which keep them a while, retain slices of some,
+ * and release them, mostly after the producer has died. Then everything is released, no {@code trim()} is called,
+ * and the allocator's used memory is read.
  *
- * <p>An event-loop producer or consumer runs as the only task of its own {@link DefaultEventExecutor} (on a
- * {@code FastThreadLocalThread}), which ends its thread when the task is done, as an event loop group that shuts
- * down does. Not a bare {@code FastThreadLocalThread}: Netty 4.2's adaptive allocator gives a thread its own
- * magazines only while it runs in an event executor, and the comparison must give each allocator its event-loop
- * behaviour.
+ * <p>An event-loop producer or consumer runs as the only task of its own event executor, which ends its thread
+ * when the task is done, as an event loop group that shuts down does ({@link TaskThread#onOwnEventExecutor}: on a
+ * bare {@code FastThreadLocalThread} Netty 4.2's adaptive allocator would use its shared magazines).
  *
  * <p>Run as a program it measures magalloc, Netty's adaptive and Netty's pooled allocator one after the other with
  * the same seed and prints a table:
@@ -123,16 +119,16 @@ public final class ThreadChurn {
 
     private Result run() throws Exception {
         long start = System.nanoTime();
-        List<Ending> consumers = new ArrayList<>();
+        List<TaskThread> consumers = new ArrayList<>();
         DefaultThreadFactory loopThreads = new DefaultThreadFactory("churn-loop");
         for (int i = 0; i < CONSUMERS_PER_KIND; i++) {
-            consumers.add(startPlain(this::consume, "churn-consumer-" + i));
-            consumers.add(startOnEventLoop(this::consume, loopThreads));
+            consumers.add(TaskThread.plain(this::consume, "churn-consumer-" + i));
+            consumers.add(TaskThread.onOwnEventExecutor(this::consume, loopThreads));
         }
 
         SplittableRandom random = new SplittableRandom(config.seed);
         Semaphore slots = new Semaphore(config.concurrentProducers);
-        List<Ending> producers = new ArrayList<>();
+        List<TaskThread> producers = new ArrayList<>();
         int total = config.plainProducers + config.loopProducers;
         for (int i = 0; i < total && failure.get() == null; i++) {
             // Spreads the event-loop producers evenly among the plain ones.
@@ -148,7 +144,8 @@ public final class ThreadChurn {
                     slots.release();
                 }
             };
-            producers.add(eventLoop ? startOnEventLoop(body, loopThreads) : startPlain(body, "churn-plain-" + i));
+            producers.add(eventLoop ? TaskThread.onOwnEventExecutor(body, loopThreads)
+                : TaskThread.plain(body, "churn-plain-" + i));
             if (producers.size() >= 64) {
                 joinAll(producers);
             }
@@ -168,33 +165,9 @@ public final class ThreadChurn {
             releasedAfterProducerDied.get(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
-    /** Waits until a producer's or consumer's thread has ended. */
-    private interface Ending {
-        void await() throws InterruptedException;
-    }
-
-    private static Ending startPlain(Runnable body, String name) {
-        Thread thread = new Thread(body, name);
-        thread.start();
-        return thread::join;
-    }
-
-    /**
-     * Runs {@code body} as the only task of a new event executor, which then shuts down: its thread clears its
-     * {@code FastThreadLocal}s (the allocators' thread-local magazines) before the executor's termination future
-     * completes, so the thread's memory has been handed back once {@link Ending#await} returns.
-     */
-    private static Ending startOnEventLoop(Runnable body, ThreadFactory threads) {
-        DefaultEventExecutor executor = new DefaultEventExecutor(threads);
-        executor.execute(body);
-        executor.shutdownGracefully(0, 0, TimeUnit.SECONDS);
-        Future<?> terminated = executor.terminationFuture();
-        return terminated::await;
-    }
-
-    private static void joinAll(List<Ending> threads) throws InterruptedException {
-        for (Ending t : threads) {
-            t.await();
+    private static void joinAll(List<TaskThread> threads) throws InterruptedException {
+        for (TaskThread t : threads) {
+            t.awaitEnd();
         }
         threads.clear();
     }
