@@ -133,25 +133,23 @@ final class Magazine extends MagazinePad {
         return buf;
     }
 
-    /** Owner release of a segment. Two counts need work: the first free segment and the last one. */
+    /**
+     * Owner release of a segment. Two counts need work: the first free segment and the last one; and on a stripe,
+     * every count of a chunk another thread has released into, whose remote releasers compare it
+     * ({@link #onParkedChunkFreed}). The flag is never set on a thread magazine's chunks, and it keeps the per-release
+     * work off the plain-thread path of chunks no other thread releases into.
+     */
     void releaseLocal(SizeClassChunk chunk, int segment) {
         int free = chunk.pushLocal(segment);
-        if (free == 1 || free == chunk.segmentCount) {
+        if (free == 1 || free == chunk.segmentCount || chunk.lvRemotelyReleased()) {
             onFreeCountEdge(chunk, free);
         }
     }
 
-    /** Cold: a full chunk got a free segment (now partial), or a chunk became entirely free (retire it). */
+    /** Cold: a parked chunk's free count rose (see {@link #releaseLocal}); nothing to do for a current chunk. */
     private void onFreeCountEdge(SizeClassChunk chunk, int free) {
-        if (chunk.current) {
-            return;
-        }
-        if (free == chunk.segmentCount) {
-            chunk.list.remove(chunk);
-            retire(chunk);
-        } else if (chunk.list == full[chunk.sizeClass]) {
-            chunk.list.remove(chunk);
-            partialOf(chunk.sizeClass).add(chunk);
+        if (!chunk.current) {
+            onParkedChunkFreed(chunk);
         }
     }
 
@@ -169,19 +167,100 @@ final class Magazine extends MagazinePad {
     void releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId) {
         if (stripe && !allocatedOn(buf, threadId)) {
             chunk.releaseRemote(segment);
-            if (chunk.remoteFrees.size() == chunk.segmentCount) {
-                // Every segment is in the queue (a chunk parked full whose buffers all went back on other threads):
-                // it is empty, but only a lock holder can retire it, and nobody may allocate that size here again
-                // soon. The size was read after our offer, when the chunk may already have been drained and even
-                // reused elsewhere: a stale read costs an extra sweep, or misses one, which leaves the chunk to the
-                // next refill of its size or to trim().
-                sweepRemoteReleases();
+            if (!chunk.lvRemotelyReleased()) {
+                onFirstRemoteRelease(chunk);
+            } else if (chunk.remoteFrees.size() + chunk.lvParkedFreeCount() == chunk.segmentCount) {
+                // Every segment is free, in the queue or on the local list of a parked chunk: it is empty, but only
+                // a lock holder can retire it, and nobody may allocate that size here again soon. Both counts were
+                // read after our offer, when the chunk may already have been drained and even reused elsewhere: a
+                // stale read costs an extra sweep, or misses one, which leaves the chunk to the next refill of its
+                // size or to trim().
+                sweepParkedChunk(chunk);
             }
             return;
         }
         lock();
         try {
             releaseLocal(chunk, segment);
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
+     * Owner, cold: a parked chunk's free count rose. On a stripe, publishes the count and collects the chunk's queue
+     * if that makes it empty ({@link #publishParkedFreeCount}); then retires the chunk if it is entirely free, or
+     * moves it from the full list to the partial one if it has a free segment. Invariant: {@code chunk in partial[c]
+     * => chunk.freeCount > 0}, for refill makes a partial chunk current without looking (found while building this:
+     * a first remote release that found its segment already collected moved a full chunk here, the next allocation
+     * of its size took segment -1, a buffer at a negative offset, and {@code ThreadChurn} failed in half its runs).
+     */
+    private void onParkedChunkFreed(SizeClassChunk chunk) {
+        if (stripe) {
+            publishParkedFreeCount(chunk);
+        }
+        if (chunk.isEntirelyFree()) {
+            chunk.list.remove(chunk);
+            retire(chunk);
+        } else if (chunk.freeCount > 0 && chunk.list == full[chunk.sizeClass]) {
+            chunk.list.remove(chunk);
+            partialOf(chunk.sizeClass).add(chunk);
+        }
+    }
+
+    /**
+     * Lock holder of a stripe: {@code parkedFreeCount = freeCount} for a chunk just parked or whose free count rose,
+     * then, if the segments in its queue are all the others, collects them. With {@link #releaseShared}'s remote
+     * release (offer, then read both counts) this is Dekker's handshake: each side writes its count with a volatile
+     * write and then reads the other's, so of a last local release and a last remote release that race, at least one
+     * sees the chunk empty. A release store here would let both miss (x86 lets a store wait in the store buffer past
+     * the load after it), and the empty chunk would wait for its size's next refill or trim().
+     */
+    private static void publishParkedFreeCount(SizeClassChunk chunk) {
+        int free = chunk.freeCount;
+        chunk.svParkedFreeCount(free);
+        if (free + chunk.remoteFrees.size() == chunk.segmentCount) {
+            // The queue's size counts claimed slots whose values may not be stored yet: wait for them.
+            chunk.drainRemoteWaitingForClaims();
+        }
+    }
+
+    /**
+     * Cold, once per chunk and magazine: the first release into this stripe's {@code chunk} from a thread other than
+     * the one that allocated the buffer. Marks the chunk, so that lock holders keep its {@code parkedFreeCount} exact
+     * from then on ({@link #releaseLocal}); before the mark they publish it only when parking the chunk and at its
+     * edges, which keeps per-release work off chunks that only their own threads release into (AllocPattern on a
+     * plain thread took 36-37 instead of 32 ns when every release published). Then, under the lock, publishes the
+     * exact count of a parked chunk, and collects and retires the chunk if that makes it empty: a holder that freed a
+     * segment between our mark and our lock may not have seen the mark, and our lock orders us after it.
+     *
+     * <p>{@code chunk.magazine == this} under our lock means the chunk is ours to drain: it may have been drained,
+     * retired and taken elsewhere since we released into it, and a retirement by us happened before our lock and
+     * cleared the field. Never called with the lock held (not reentrant).
+     */
+    private void onFirstRemoteRelease(SizeClassChunk chunk) {
+        chunk.svRemotelyReleased(true);
+        lock();
+        try {
+            if (chunk.magazine == this && !chunk.current) {
+                chunk.drainRemote();
+                onParkedChunkFreed(chunk);
+            }
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
+     * Cold, a stripe's remote releaser that found {@code chunk} empty: under the lock, collects its queue and retires
+     * it, if it is still this stripe's parked chunk (see {@link #onFirstRemoteRelease} for why the check is sound).
+     */
+    private void sweepParkedChunk(SizeClassChunk chunk) {
+        lock();
+        try {
+            if (chunk.magazine == this && !chunk.current && chunk.drainRemoteWaitingForClaims() > 0) {
+                onParkedChunkFreed(chunk);
+            }
         } finally {
             unlock();
         }
@@ -275,8 +354,16 @@ final class Magazine extends MagazinePad {
         if (exhausted != null) {
             exhausted.current = false;
             fullOf(sizeClass).add(exhausted);
+            if (stripe) {
+                // Not collected even if that empties it: it was exhausted a moment ago, and refill may return it.
+                exhausted.svParkedFreeCount(exhausted.freeCount);
+            }
         }
+        assert next.freeCount > 0 : "a chunk with no free segment made current";
         next.current = true;
+        if (stripe) {
+            next.svParkedFreeCount(SizeClassChunk.NOT_PARKED);
+        }
         current[sizeClass] = next;
         return next;
     }
@@ -309,6 +396,9 @@ final class Magazine extends MagazinePad {
                 }
             } else {
                 partialList.add(chunk);
+                if (stripe) {
+                    publishParkedFreeCount(chunk);
+                }
             }
         }
         SizeClassChunk next = partialList.pollFirst();
@@ -317,6 +407,9 @@ final class Magazine extends MagazinePad {
         }
         if (empty != null) {
             partialList.add(empty);
+            if (stripe) {
+                empty.svParkedFreeCount(empty.freeCount);
+            }
         }
         return next;
     }
@@ -340,12 +433,8 @@ final class Magazine extends MagazinePad {
         for (SizeClassChunk chunk = list.first(), following; chunk != null; chunk = following) {
             following = chunk.next;
             int moved = waitForClaims ? chunk.drainRemoteWaitingForClaims() : chunk.drainRemote();
-            if (chunk.isEntirelyFree()) {
-                list.remove(chunk);
-                retire(chunk);
-            } else if (moved > 0 && list == full[chunk.sizeClass]) {
-                list.remove(chunk);
-                partialOf(chunk.sizeClass).add(chunk);
+            if (moved > 0 || chunk.isEntirelyFree()) {
+                onParkedChunkFreed(chunk);
             }
         }
     }
@@ -369,6 +458,9 @@ final class Magazine extends MagazinePad {
     /** Gives an entirely free, non-current chunk back to the pool (the reuse pool keeps it whole). */
     void retire(SizeClassChunk chunk) {
         assert chunk.isEntirelyFree() && !chunk.current;
+        if (stripe) {
+            chunk.svParkedFreeCount(SizeClassChunk.NOT_PARKED);
+        }
         if (isAbandoned()) {
             pool.metrics.abandonedChunkBytes.addAndGet(-chunk.slab.size);
         }

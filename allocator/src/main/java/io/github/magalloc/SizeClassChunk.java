@@ -1,5 +1,7 @@
 package io.github.magalloc;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -161,6 +163,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
      */
     void onRetire() {
         magazine = null;
+        svRemotelyReleased(false);
         if (segmentSize < MIN_SEGMENT_KEEPING_OBJECTS) {
             dropObjects();
         }
@@ -265,6 +268,9 @@ final class SizeClassChunk extends SizeClassChunkPad {
 
 /** The fields a releasing thread reads: fixed at creation, except {@link #magazine} (set while no buffer holds a segment). */
 abstract class SizeClassChunkShared extends Chunk {
+    /** {@link #parkedFreeCount} of a chunk not parked in a stripe: far enough below zero that no queue size adds up to a chunk. */
+    static final int NOT_PARKED = Integer.MIN_VALUE / 2;
+
     final int sizeClass;
     final int segmentSize;
     final int segmentCount;
@@ -272,6 +278,34 @@ abstract class SizeClassChunkShared extends Chunk {
     final MpscIntQueue remoteFrees;
     /** Debug mode only: 1 for a segment held by a buffer, 0 for a free one. */
     final AtomicIntegerArray debugInUse;
+    /**
+     * {@code parkedFreeCount == freeCount} while the chunk is parked (partial or full, not current) in a stripe,
+     * {@code == NOT_PARKED} otherwise (exact once {@link #remotelyReleased} is set and the first remote releaser has
+     * had the lock; before, {@code parkedFreeCount <= freeCount}). Written by the stripe's lock holder, read by the
+     * stripe's remote releasers, for whom {@code |remoteFrees| + parkedFreeCount == segmentCount} means no buffer
+     * holds a segment any more, so the chunk can go back now (a low count only delays that). Volatile on both sides:
+     * see {@link Magazine#publishParkedFreeCount}. A copy, on this line that releasers read anyway, because
+     * {@code freeCount} sits on the owner's line, which releasers must not read.
+     */
+    private int parkedFreeCount = NOT_PARKED;
+    /**
+     * Set by the first release into this chunk of a stripe from a thread other than the buffer's allocating thread
+     * ({@link Magazine#releaseShared}), cleared when the chunk is retired. While it is set, the stripe's lock holder
+     * keeps {@link #parkedFreeCount} exact on every release into the parked chunk; before, only remote releases
+     * could need it, and the first one makes it exact itself under the lock.
+     */
+    private volatile boolean remotelyReleased;
+
+    private static final VarHandle PARKED_FREE_COUNT;
+
+    static {
+        try {
+            PARKED_FREE_COUNT = MethodHandles.lookup()
+                .findVarHandle(SizeClassChunkShared.class, "parkedFreeCount", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     SizeClassChunkShared(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
         super(slab, pool);
@@ -281,6 +315,22 @@ abstract class SizeClassChunkShared extends Chunk {
         this.segmentCount = slab.size / segmentSize;
         this.remoteFrees = new MpscIntQueue(segmentCount);
         this.debugInUse = pool.debug ? new AtomicIntegerArray(segmentCount) : null;
+    }
+
+    final int lvParkedFreeCount() {
+        return (int) PARKED_FREE_COUNT.getVolatile(this);
+    }
+
+    final void svParkedFreeCount(int count) {
+        PARKED_FREE_COUNT.setVolatile(this, count);
+    }
+
+    final boolean lvRemotelyReleased() {
+        return remotelyReleased;
+    }
+
+    final void svRemotelyReleased(boolean released) {
+        remotelyReleased = released;
     }
 }
 

@@ -323,9 +323,11 @@ class MagazineByteBufAllocatorTest {
     @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aStripeTakesOtherThreadsReleasesThroughTheRemoteQueueAndItsOwnUnderTheLock() throws Exception {
         // A producer thread allocates, this thread releases: the segments go to the chunk's remote queue without
-        // the stripe's lock (held here by this thread throughout, so a release that needed it would wait forever),
-        // and the producer's refill takes them back with no new slab. A buffer released on the thread that
-        // allocated it still goes back under the lock, at once.
+        // the stripe's lock (held here by this thread after the first release, so a release that needed it would
+        // wait forever), and the producer's refill takes them back with no new slab. Only the first release into
+        // the chunk from another thread takes the lock, once, to mark the chunk (Magazine.onFirstRemoteRelease); the
+        // chunk is current, so its segment stays in the queue too. A buffer released on the thread that allocated it
+        // still goes back under the lock, at once.
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
         int count = 16;
         List<ByteBuf> produced = CompletableFuture.supplyAsync(() -> {
@@ -338,9 +340,11 @@ class MagazineByteBufAllocatorTest {
         SizeClassChunk chunk = (SizeClassChunk) TestAccess.magByteBuf(produced.get(0)).chunk;
         Magazine stripe = chunk.magazine;
         int freeBefore = chunk.freeCount;
+        assertThat(produced.get(0).release()).isTrue();
+        assertThat(chunk.lvRemotelyReleased()).isTrue();
         stripe.lock();
         try {
-            for (ByteBuf buf : produced) {
+            for (ByteBuf buf : produced.subList(1, count)) {
                 assertThat(buf.release()).isTrue();
             }
             assertThat(chunk.remoteFrees.size()).isEqualTo(count);
@@ -398,6 +402,70 @@ class MagazineByteBufAllocatorTest {
         ofFirst.get(ofFirst.size() - 1).release();
         assertThat(first.magazine).as("the emptied chunk still held by the stripe").isNull();
         produced.get(produced.size() - 1).release();
+    }
+
+    @Test
+    @Timeout(30)
+    void aStripesParkedChunkIsRetiredByItsLastReleaseWhenTheOthersCameBackOnAnotherThread() throws Exception {
+        // This thread fills a chunk and starts the next, so the first is parked full; another thread releases the
+        // first half of its buffers (the remote queue), this thread the second half (its local list). The last
+        // local release finds the others in the queue, collects them and retires the chunk.
+        MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
+        List<ByteBuf> produced = fillOneChunkAndStartTheNext(oneStripe);
+        SizeClassChunk first = (SizeClassChunk) TestAccess.magByteBuf(produced.get(0)).chunk;
+        Magazine stripe = first.magazine;
+        List<ByteBuf> ofFirst = produced.subList(0, first.segmentCount);
+        int half = ofFirst.size() / 2;
+        CompletableFuture.runAsync(() -> ofFirst.subList(0, half).forEach(ByteBuf::release),
+            runnable -> new Thread(runnable, "consumer").start()).get();
+        assertThat(first.remoteFrees.size()).as("after the first, collected under the lock").isEqualTo(half - 1);
+        assertThat(first.freeCount).isEqualTo(1);
+        for (int i = half; i < ofFirst.size() - 1; i++) {
+            ofFirst.get(i).release();
+        }
+        assertThat(first.magazine).as("retired before its last buffer came back").isSameAs(stripe);
+        ofFirst.get(ofFirst.size() - 1).release();
+        assertThat(first.magazine).as("the emptied chunk still held by the stripe").isNull();
+        produced.get(produced.size() - 1).release();
+    }
+
+    @Test
+    @Timeout(30)
+    void aStripesParkedChunkIsRetiredByItsLastRemoteReleaseWhenTheOthersCameBackLocally() throws Exception {
+        // As above, the other way round: this thread releases the first half locally, another thread the rest; the
+        // last remote release sees queue + local list = the whole chunk and retires it under the stripe's lock.
+        MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
+        List<ByteBuf> produced = fillOneChunkAndStartTheNext(oneStripe);
+        SizeClassChunk first = (SizeClassChunk) TestAccess.magByteBuf(produced.get(0)).chunk;
+        Magazine stripe = first.magazine;
+        List<ByteBuf> ofFirst = produced.subList(0, first.segmentCount);
+        int half = ofFirst.size() / 2;
+        ofFirst.subList(0, half).forEach(ByteBuf::release);
+        assertThat(first.freeCount).isEqualTo(half);
+        Object[] magazineAfter = new Object[2];
+        CompletableFuture.runAsync(() -> {
+            for (int i = half; i < ofFirst.size() - 1; i++) {
+                ofFirst.get(i).release();
+            }
+            magazineAfter[0] = first.magazine;
+            ofFirst.get(ofFirst.size() - 1).release();
+            magazineAfter[1] = first.magazine;
+        }, runnable -> new Thread(runnable, "consumer").start()).get();
+        assertThat(magazineAfter[0]).as("retired before its last buffer came back").isSameAs(stripe);
+        assertThat(magazineAfter[1]).as("the emptied chunk still held by the stripe").isNull();
+        produced.get(produced.size() - 1).release();
+    }
+
+    /** On this thread: 256-byte buffers until one comes from a second chunk; the first chunk is then parked full. */
+    private static List<ByteBuf> fillOneChunkAndStartTheNext(MagazineByteBufAllocator allocator) {
+        List<ByteBuf> bufs = new ArrayList<>();
+        bufs.add(allocator.directBuffer(256));
+        SizeClassChunk first = (SizeClassChunk) TestAccess.magByteBuf(bufs.get(0)).chunk;
+        while (TestAccess.magByteBuf(bufs.get(bufs.size() - 1)).chunk == first) {
+            bufs.add(allocator.directBuffer(256));
+        }
+        assertThat(bufs).hasSize(first.segmentCount + 1);
+        return bufs;
     }
 
     @Test

@@ -153,6 +153,18 @@ final class StressFixtures {
         return (int) pool.metrics.slabsFreed.get();
     }
 
+    /** True if every chunk in {@code magazine}'s partial lists has a free segment; call when no other thread touches it. */
+    static boolean partialChunksHaveFreeSegments(Magazine magazine) {
+        for (ChunkList list : (ChunkList[]) get(PARTIAL, magazine)) {
+            for (SizeClassChunk chunk = list == null ? null : list.first(); chunk != null; chunk = chunk.next) {
+                if (chunk.freeCount == 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     /** Free segments the chunk accounts for: local list plus values queued by other threads. */
     static int accountedFree(SizeClassChunk chunk) {
         return chunk.freeCount + chunk.remoteFrees.size();
