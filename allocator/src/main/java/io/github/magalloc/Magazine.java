@@ -135,9 +135,9 @@ final class Magazine extends MagazinePad {
 
     /**
      * Owner release of a segment. Two counts need work: the first free segment and the last one; and on a stripe,
-     * every count of a chunk another thread has released into, whose remote releasers compare it
-     * ({@link #onParkedChunkFreed}). The flag is never set on a thread magazine's chunks, and it keeps the per-release
-     * work off the plain-thread path of chunks no other thread releases into.
+     * every count of a chunk another thread has released into ({@code remotelyReleased}), whose remote releasers
+     * compare it ({@link #onParkedChunkFreed}). That mark is never set on a thread magazine's chunks, and it keeps
+     * per-release work off the plain-thread path of chunks no other thread releases into.
      */
     void releaseLocal(SizeClassChunk chunk, int segment) {
         int free = chunk.pushLocal(segment);
@@ -158,11 +158,12 @@ final class Magazine extends MagazinePad {
     /**
      * Any thread (id {@code threadId}), while the magazine is shared. A stripe takes a buffer released by a thread
      * other than the one that allocated it through the chunk's remote queue, like a thread magazine: that thread
-     * (the consumer of a producer's buffers) then never touches the lock the producer takes for every allocation,
-     * and the lock holder collects the segments in batches at its next refill of the class, or at trim.
-     * Otherwise the segment goes back under the lock, waiting for it if it is busy (one critical section, one
-     * allocation, in the common case). So an ended thread's magazine, which nobody allocates from, and a stripe
-     * whose buffers go back on the threads that took them retire a chunk as soon as its last buffer is released.
+     * (the consumer of a producer's buffers) then never touches the lock the producer takes for every allocation
+     * (except once per chunk, {@link #onFirstRemoteRelease}), and the lock holder collects the segments in batches
+     * at its next refill of the class, or at trim, or at once when the release empties a parked chunk (protocol 2b
+     * in docs/design.md). Otherwise the segment goes back under the lock, waiting for it if it is busy (one critical
+     * section, one allocation, in the common case). So an ended thread's magazine, which nobody allocates from, and
+     * a stripe retire a parked chunk as soon as its last buffer is released.
      */
     void releaseShared(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId) {
         if (stripe && !allocatedOn(buf, threadId)) {
@@ -172,9 +173,9 @@ final class Magazine extends MagazinePad {
             } else if (chunk.remoteFrees.size() + chunk.lvParkedFreeCount() == chunk.segmentCount) {
                 // Every segment is free, in the queue or on the local list of a parked chunk: it is empty, but only
                 // a lock holder can retire it, and nobody may allocate that size here again soon. Both counts were
-                // read after our offer, when the chunk may already have been drained and even reused elsewhere: a
-                // stale read costs an extra sweep, or misses one, which leaves the chunk to the next refill of its
-                // size or to trim().
+                // read after our offer, when the chunk may already have been drained and even reused elsewhere: such
+                // a read costs a sweep that finds nothing to do. That no emptied chunk is missed is the handshake
+                // with the lock holder's side (publishParkedFreeCount).
                 sweepParkedChunk(chunk);
             }
             return;
