@@ -142,12 +142,12 @@ final class Magazine extends MagazinePad {
     void releaseLocal(SizeClassChunk chunk, int segment) {
         int free = chunk.pushLocal(segment);
         if (free == 1 || free == chunk.segmentCount || chunk.lvRemotelyReleased()) {
-            onFreeCountEdge(chunk, free);
+            onFreeCountEdge(chunk);
         }
     }
 
     /** Cold: a parked chunk's free count rose (see {@link #releaseLocal}); nothing to do for a current chunk. */
-    private void onFreeCountEdge(SizeClassChunk chunk, int free) {
+    private void onFreeCountEdge(SizeClassChunk chunk) {
         if (!chunk.current) {
             onParkedChunkFreed(chunk);
         }
