@@ -6,9 +6,11 @@
 #   rounding    = segment bytes / requested bytes (the size-class table)
 #   occupancy   = chunk bytes / segment bytes (a chunk goes back only when all its segments are free)
 #   reuse pool  = (chunk bytes + empty chunks kept in the reuse pool) / chunk bytes
-# and compares what could change them: which partial chunk to refill from, segments per chunk, finer classes.
+# and compares what could change them: which partial chunk to refill from, segments per chunk, finer classes, and
+# page runs for the middle sizes (sizes above a threshold cut as runs of small pages from chunks shared by all of
+# them, first fit, one empty chunk kept spare; "rounding" then counts the whole pages).
 # Used for docs/design.md ("Size classes": why API_GATEWAY stays near 1.4x-1.5x its live bytes).
-# Run: python3 docs/sims/size_class_footprint.py   (about 3 minutes; prints one line per variant)
+# Run: python3 docs/sims/size_class_footprint.py   (about 5 minutes; prints one line per variant)
 import math
 import random
 
@@ -35,14 +37,59 @@ class Chunk:
     __slots__ = ('size_class', 'bytes', 'segments', 'free', 'current', 'seq')
 
 
-def simulate(classes, segments_per_chunk, policy, max_live, ops=1_500_000, seed=1):
-    """Returns (rounding, occupancy, pool factor, used/live, refills per allocation), medians over the run."""
+class PageRuns:
+    """Sizes above `threshold` as runs of `page`-byte pages in `chunk_bytes` chunks shared by all those sizes."""
+
+    def __init__(self, threshold, page, chunk_bytes):
+        self.threshold, self.page, self.chunk_bytes = threshold, page, chunk_bytes
+        self.pages = chunk_bytes // page
+        self.chunks = []  # each a bytearray of used flags, in the order made: first fit walks them in turn
+        self.free_pages = {}
+        self.spare = None
+
+    def allocate(self, size, take_slab):
+        """Returns (chunk, first page, page count); take_slab(bytes) accounts for a chunk taken from the pool."""
+        n = (size + self.page - 1) // self.page
+        run = bytes(n)
+        for used in self.chunks:
+            if self.free_pages[id(used)] < n:
+                continue
+            start = used.find(run)  # the first run of n free pages
+            if start >= 0:
+                used[start:start + n] = b'\x01' * n
+                self.free_pages[id(used)] -= n
+                return used, start, n
+        if self.spare is not None:
+            used, self.spare = self.spare, None
+        else:
+            used = bytearray(self.pages)
+            take_slab(self.chunk_bytes)
+        used[0:n] = b'\x01' * n
+        self.chunks.append(used)
+        self.free_pages[id(used)] = self.pages - n
+        return used, 0, n
+
+    def release(self, used, start, n, give_slab):
+        used[start:start + n] = bytes(n)
+        self.free_pages[id(used)] += n
+        if self.free_pages[id(used)] == self.pages:
+            self.chunks.remove(used)
+            del self.free_pages[id(used)]
+            if self.spare is None:
+                self.spare = used
+            else:
+                give_slab(self.chunk_bytes)
+
+
+def simulate(classes, segments_per_chunk, policy, max_live, ops=1_500_000, seed=1, page_runs=None):
+    """Returns (rounding, occupancy, pool factor, used/live, refills per allocation, share of allocations on page
+    runs), medians over the run. With page_runs (a PageRuns), sizes above its threshold go there."""
     rnd = random.Random(seed)
     table = [api_gateway_size(rnd) for _ in range(TABLE_LENGTH)]
     class_of = {}
 
     def size_class(size):
-        if size > classes[-1]:
+        if size > classes[-1] or (page_runs is not None and size > page_runs.threshold):
             return None
         if size not in class_of:
             class_of[size] = next(i for i, c in enumerate(classes) if c >= size)
@@ -52,21 +99,30 @@ def simulate(classes, segments_per_chunk, policy, max_live, ops=1_500_000, seed=
     partial = [[] for _ in classes]
     chunk_count = [0] * len(classes)
     pool = {}
-    totals = {'chunk': 0, 'pool': 0, 'refills': 0, 'allocs': 0, 'seq': 0}
+    totals = {'chunk': 0, 'pool': 0, 'refills': 0, 'allocs': 0, 'seq': 0, 'runs': 0}
+
+    def take_slab(size):
+        if pool.get(size, 0):
+            pool[size] -= 1
+            totals['pool'] -= size
+        totals['chunk'] += size
+
+    def give_slab(size):
+        totals['chunk'] -= size
+        if totals['pool'] + size <= REUSE_BUDGET:
+            pool[size] = pool.get(size, 0) + 1
+            totals['pool'] += size
 
     def new_chunk(c):
         wanted = classes[c] * (4 if chunk_count[c] == 0 else segments_per_chunk)  # first chunk: 4 segments
         chunk = Chunk()
         chunk.bytes = pow2_chunk(wanted)
-        if pool.get(chunk.bytes, 0):
-            pool[chunk.bytes] -= 1
-            totals['pool'] -= chunk.bytes
+        take_slab(chunk.bytes)
         chunk.size_class = c
         chunk.segments = chunk.free = chunk.bytes // classes[c]
         totals['seq'] += 1
         chunk.seq = totals['seq']
         chunk_count[c] += 1
-        totals['chunk'] += chunk.bytes
         return chunk
 
     def pick_partial(candidates):
@@ -98,10 +154,7 @@ def simulate(classes, segments_per_chunk, policy, max_live, ops=1_500_000, seed=
         if chunk.free == chunk.segments:  # entirely free: retire to the reuse pool (or the system)
             partial[chunk.size_class].remove(chunk)
             chunk_count[chunk.size_class] -= 1
-            totals['chunk'] -= chunk.bytes
-            if totals['pool'] + chunk.bytes <= REUSE_BUDGET:
-                pool[chunk.bytes] = pool.get(chunk.bytes, 0) + 1
-                totals['pool'] += chunk.bytes
+            give_slab(chunk.bytes)
         elif chunk.free == 1:
             partial[chunk.size_class].append(chunk)
 
@@ -111,45 +164,68 @@ def simulate(classes, segments_per_chunk, policy, max_live, ops=1_500_000, seed=
         permutation = list(range(max_live))
         order_rnd.shuffle(permutation)
         order += permutation
+    def place(size):
+        """A size class's chunk, a page run (chunk flags, first page, pages), or None (above 32 KiB: not modelled)."""
+        c = size_class(size)
+        if c is not None:
+            return allocate(c)
+        if page_runs is not None and size <= classes[-1]:
+            totals['allocs'] += 1
+            totals['runs'] += 1
+            return page_runs.allocate(size, take_slab)
+        return None
+
+    def free(owner):
+        if isinstance(owner, Chunk):
+            release(owner)
+        elif owner is not None:
+            page_runs.release(*owner, give_slab)
+
+    def held(owner):
+        return classes[owner.size_class] if isinstance(owner, Chunk) else owner[2] * page_runs.page
+
     cursor = 0
     sizes = [0] * max_live
     owners = [None] * max_live
     for slot in range(max_live):
         sizes[slot] = table[cursor]
         cursor += 1
-        c = size_class(sizes[slot])
-        owners[slot] = allocate(c) if c is not None else None
+        owners[slot] = place(sizes[slot])
     samples = []
-    totals['refills'] = totals['allocs'] = 0
+    totals['refills'] = totals['allocs'] = totals['runs'] = 0
     for op in range(ops):
         slot = order[op % len(order)]
-        if owners[slot] is not None:
-            release(owners[slot])
+        free(owners[slot])
         sizes[slot] = table[cursor]
         cursor = (cursor + 1) % TABLE_LENGTH
-        c = size_class(sizes[slot])
-        owners[slot] = allocate(c) if c is not None else None
+        owners[slot] = place(sizes[slot])
         if op % 50_000 == 0 and op > ops // 3:
             live = sum(s for s, o in zip(sizes, owners) if o is not None)
-            segment_bytes = sum(classes[o.size_class] for o in owners if o is not None)
+            segment_bytes = sum(held(o) for o in owners if o is not None)
             samples.append((segment_bytes / live, totals['chunk'] / segment_bytes,
                             (totals['chunk'] + totals['pool']) / totals['chunk'],
                             (totals['chunk'] + totals['pool']) / live))
     medians = [sorted(column)[len(column) // 2] for column in zip(*samples)]
-    return medians + [totals['refills'] / totals['allocs']]
+    return medians + [totals['refills'] / totals['allocs'], totals['runs'] / totals['allocs']]
 
 
 FINER = sorted(set(CLASSES + [2816, 3584, 4864, 5632, 7168, 9216, 11264, 14336]))
 
 if __name__ == '__main__':
-    print('live   variant                                  rounding  occupancy  reuse pool  used/live  refills/alloc')
+    print('live   variant                                    rounding  occupancy  reuse pool  used/live  refills/alloc'
+          '  on page runs')
     for max_live in (8192, 1024):
-        for name, classes, segments, policy in [
-                ('magalloc: 16 segments, oldest partial', CLASSES, 16, 'oldest'),
-                ('8 segments, oldest partial (tried)', CLASSES, 8, 'oldest'),
-                ('16 segments, fullest partial', CLASSES, 16, 'fullest'),
-                ('16 segments, first-made partial', CLASSES, 16, 'first-made'),
-                ('16 segments, 8 finer classes 2-16 KiB', FINER, 16, 'oldest')]:
-            rounding, occupancy, pooled, used, refills = simulate(classes, segments, policy, max_live)
-            print(f'{max_live:5d}  {name:40s} {rounding:8.3f}  {occupancy:9.3f}  {pooled:10.3f}  {used:9.3f}'
-                  f'  {refills:13.3f}')
+        for name, classes, segments, policy, runs in [
+                ('magalloc: 16 segments, oldest partial', CLASSES, 16, 'oldest', None),
+                ('8 segments, oldest partial (tried)', CLASSES, 8, 'oldest', None),
+                ('16 segments, fullest partial', CLASSES, 16, 'fullest', None),
+                ('16 segments, first-made partial', CLASSES, 16, 'first-made', None),
+                ('16 segments, 8 finer classes 2-16 KiB', FINER, 16, 'oldest', None),
+                ('page runs above 16 KiB (1 KiB pages)', CLASSES, 16, 'oldest', (16384, 1024, 256 << 10)),
+                ('page runs above 8 KiB (1 KiB pages)', CLASSES, 16, 'oldest', (8192, 1024, 256 << 10)),
+                ('page runs above 4 KiB (512 B pages)', CLASSES, 16, 'oldest', (4096, 512, 256 << 10)),
+                ('page runs above 2 KiB (256 B pages)', CLASSES, 16, 'oldest', (2048, 256, 256 << 10))]:
+            rounding, occupancy, pooled, used, refills, on_runs = simulate(
+                classes, segments, policy, max_live, page_runs=PageRuns(*runs) if runs else None)
+            print(f'{max_live:5d}  {name:42s} {rounding:8.3f}  {occupancy:9.3f}  {pooled:10.3f}  {used:9.3f}'
+                  f'  {refills:13.3f}  {on_runs:12.3f}', flush=True)
