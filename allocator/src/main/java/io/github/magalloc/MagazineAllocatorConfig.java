@@ -1,5 +1,7 @@
 package io.github.magalloc;
 
+import io.github.magalloc.core.PoolSettings;
+import io.github.magalloc.core.SizeClasses;
 import io.netty.util.internal.SystemPropertyUtil;
 import io.netty.util.internal.logging.InternalLogger;
 import io.netty.util.internal.logging.InternalLoggerFactory;
@@ -116,15 +118,6 @@ public final class MagazineAllocatorConfig {
         }
     }
 
-    /** A system property's value if it passed its rule ({@code problem == null}), else a warning and the fallback. */
-    private static long checkedProperty(String name, long value, long fallback, String problem) {
-        if (problem == null) {
-            return value;
-        }
-        logger.warn("Ignoring -D{}: {}; using {}", name, problem, fallback);
-        return fallback;
-    }
-
     public boolean preferDirect() {
         return preferDirect;
     }
@@ -151,6 +144,12 @@ public final class MagazineAllocatorConfig {
 
     public boolean debug() {
         return debug;
+    }
+
+    /** What each of the two memory pools is built with. */
+    PoolSettings poolSettings() {
+        return new PoolSettings(reuseBudgetBytes, maxPooledSize, maxLargeChunkSize, sharedMagazines,
+            threadLocalMagazinesForAllThreads, debug);
     }
 
     @Override

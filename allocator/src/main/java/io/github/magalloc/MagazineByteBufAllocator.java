@@ -1,5 +1,8 @@
 package io.github.magalloc;
 
+import io.github.magalloc.core.MemoryPool;
+import io.github.magalloc.core.PoolSettings;
+import io.github.magalloc.jfr.JfrEvents;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
@@ -38,8 +41,11 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
     MagazineByteBufAllocator(MagazineAllocatorConfig config) {
         super(config.preferDirect());
         this.config = config;
-        this.heap = new MemoryPool(this, false, config);
-        this.direct = new MemoryPool(this, true, config);
+        PoolSettings settings = config.poolSettings();
+        // The allocator's identity hash names it in flight-recorder events, as in Micrometer's allocator metrics.
+        int id = System.identityHashCode(this);
+        this.heap = new MemoryPool(this, false, settings, JfrEvents.forPool(id, false));
+        this.direct = new MemoryPool(this, true, settings, JfrEvents.forPool(id, true));
         this.metric = new MagazineByteBufAllocatorMetric(heap, direct);
     }
 
@@ -101,6 +107,7 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
         return metric;
     }
 
+    /** The pool of one kind of memory; for tests of the allocator's parts. */
     MemoryPool pool(boolean isDirect) {
         return isDirect ? direct : heap;
     }

@@ -1,5 +1,7 @@
 package io.github.magalloc;
 
+import io.github.magalloc.core.MemoryPool;
+import io.github.magalloc.core.SizeClasses;
 import io.netty.buffer.ByteBufAllocatorMetric;
 
 /**
@@ -18,28 +20,28 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
     /** Heap bytes held from the JVM: chunks in use, empty slabs kept for reuse, and huge buffers. */
     @Override
     public long usedHeapMemory() {
-        return heap.metrics.reservedBytes.get();
+        return heap.metrics().reservedBytes();
     }
 
     /** Direct bytes held from the system: chunks in use, empty slabs kept for reuse, and huge buffers. */
     @Override
     public long usedDirectMemory() {
-        return direct.metrics.reservedBytes.get();
+        return direct.metrics().reservedBytes();
     }
 
     /** Bytes of empty chunks and slabs waiting in the reuse pool (pooled but free). */
     public long pooledFreeMemory(boolean isDirect) {
-        return pool(isDirect).reuse.pooledBytes();
+        return pool(isDirect).pooledFreeBytes();
     }
 
     /** Bytes of buffers above the pooling limit that are alive. */
     public long hugeMemory(boolean isDirect) {
-        return pool(isDirect).metrics.hugeBytes.get();
+        return pool(isDirect).metrics().hugeBytes();
     }
 
     /** The reuse pool's byte budget per memory type. */
     public long reuseBudget() {
-        return heap.reuse.budget();
+        return heap.reuseBudget();
     }
 
     public int sizeClassCount() {
@@ -53,7 +55,7 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
 
     /** Chunks of size class {@code index} alive now (current, partly used, or full). */
     public long activeChunks(boolean isDirect, int index) {
-        return pool(isDirect).metrics.activeChunks(index);
+        return pool(isDirect).metrics().activeChunks(index);
     }
 
     /**
@@ -62,7 +64,7 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
      * empty spares (the biggest one, or more up to a share of the bytes in use: docs/design.md, protocol 6).
      */
     public long activeLargeChunks(boolean isDirect) {
-        return pool(isDirect).metrics.largeChunks.get();
+        return pool(isDirect).metrics().largeChunks();
     }
 
     /**
@@ -70,22 +72,22 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
      * the reuse pool) since the allocator started: a slow-path counter.
      */
     public long chunkActivations(boolean isDirect, int index) {
-        return pool(isDirect).metrics.chunkActivations(index);
+        return pool(isDirect).metrics().chunkActivations(index);
     }
 
     /** Slabs taken from the system since the allocator started (a slow-path counter). */
     public long slabsAllocated(boolean isDirect) {
-        return pool(isDirect).metrics.slabsAllocated.get();
+        return pool(isDirect).metrics().slabsAllocated();
     }
 
     /** Slabs given back to the system since the allocator started. */
     public long slabsFreed(boolean isDirect) {
-        return pool(isDirect).metrics.slabsFreed.get();
+        return pool(isDirect).metrics().slabsFreed();
     }
 
     /** Magazines of live threads (event loops, opted-in threads). */
     public int threadLocalMagazines(boolean isDirect) {
-        return pool(isDirect).liveThreadMagazineCount();
+        return pool(isDirect).threadMagazineCount();
     }
 
     /**
@@ -94,16 +96,16 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
      * with no {@code trim()}: once every buffer allocated by ended threads is released, this is 0.
      */
     public long endedThreadsMemory(boolean isDirect) {
-        return pool(isDirect).metrics.abandonedChunkBytes.get();
+        return pool(isDirect).metrics().endedThreadsBytes();
     }
 
     /** Thread magazines ended since the allocator started (threads that exited, detached or died). */
     public long endedThreadMagazines(boolean isDirect) {
-        return pool(isDirect).metrics.magazinesAbandoned.get();
+        return pool(isDirect).metrics().magazinesEnded();
     }
 
     public int sharedMagazines() {
-        return heap.sharedMagazineCount();
+        return heap.stripeCount();
     }
 
     private MemoryPool pool(boolean isDirect) {

@@ -1,5 +1,6 @@
 package io.github.magalloc;
 
+import io.github.magalloc.core.SizeClasses;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,6 @@
 package io.github.magalloc;
 
+import io.github.magalloc.core.SizeClasses;
 import io.github.magalloc.churn.ThreadChurn;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,19 @@
+package io.github.magalloc.buffer;
+
+/**
+ * The memory a buffer is cut from: a slab, and the rule that takes a released buffer's part of it back. The
+ * allocator's chunks extend it; a buffer calls {@link #release} once, when its reference count reaches zero.
+ */
+public abstract class BufferMemory {
+    public final Slab slab;
+
+    protected BufferMemory(Slab slab) {
+        this.slab = slab;
+    }
+
+    /**
+     * Takes back the memory of {@code buf}, whose reference count reached zero. {@code threadId} is the id of the
+     * calling thread, read once by the caller, which then sends {@code buf} to its {@link ObjectHome}.
+     */
+    protected abstract void release(MagByteBuf buf, long threadId);
+}

@@ -1,0 +1,25 @@
+package io.github.magalloc.buffer;
+
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * What a buffer asks of the pool it came from: the allocator it reports as {@code alloc()}, whether freed memory
+ * is poisoned, and new memory when it grows beyond what it reserved. An abstract class rather than an interface so
+ * that the release path reads {@link #debug} as a field.
+ */
+public abstract class BufferPool {
+    final ByteBufAllocator allocator;
+    /** Freed memory is poisoned before it goes back, so a stale access reads garbage instead of live data. */
+    final boolean debug;
+
+    protected BufferPool(ByteBufAllocator allocator, boolean debug) {
+        this.allocator = allocator;
+        this.debug = debug;
+    }
+
+    /**
+     * Moves {@code buf} to memory of at least {@code newCapacity} bytes, keeping its first
+     * {@code min(capacity, newCapacity)} bytes; {@code buf}'s old memory is freed after the copy.
+     */
+    protected abstract void reallocate(MagByteBuf buf, int newCapacity);
+}

@@ -1,0 +1,429 @@
+package io.github.magalloc.buffer;
+
+import io.netty.buffer.AbstractByteBuf;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.IllegalReferenceCountException;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.ScatteringByteChannel;
+
+import static io.netty.util.internal.ObjectUtil.checkPositive;
+
+/**
+ * A magalloc buffer: a window {@code [offset, offset + capacity)} of a slab, inside the {@link #reservedBytes()}
+ * the allocator reserved for it. Capacity may grow in place up to that; beyond it the buffer moves
+ * ({@link BufferPool#reallocate}).
+ *
+ * <p>Buffer objects are recycled: when the reference count reaches zero the memory goes back to its
+ * {@link BufferMemory} and the object to its {@link ObjectHome}. In debug mode freed memory is poisoned, so a stale
+ * reference reads garbage instead of live data.
+ *
+ * <p>The reference count is a field of this object, not Netty's {@code AbstractReferenceCountedByteBuf}, which
+ * (Netty 4.2) keeps it in a separate {@code RefCnt} object: one more object per buffer, and one more cache line to
+ * miss when a buffer object comes back cold (with thousands of live buffers released in random order, that miss
+ * is a large part of an allocate-and-release). The contract is Netty's: {@code retain} and {@code release} are
+ * compare-and-swap loops, so of two threads releasing the last reference at once exactly one deallocates and the
+ * other gets {@link IllegalReferenceCountException}; a released buffer reads count 0.
+ *
+ * <p>Memory order: {@code lp}/{@code sp} plain, {@code cas} compare-and-swap on {@link #refCnt}, the only field
+ * other threads write.
+ */
+public abstract class MagByteBuf extends AbstractByteBuf {
+    public static final byte POISON = (byte) 0xDE;
+    private static final VarHandle REF_CNT;
+
+    static {
+        try {
+            REF_CNT = MethodHandles.lookup().findVarHandle(MagByteBuf.class, "refCnt", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final BufferPool pool;
+    /** Where this object goes back when released. */
+    private final ObjectHome home;
+    /** Where the memory came from and goes back to; null while the object holds no memory. */
+    private BufferMemory memory;
+    /** Segment index in a size-classed chunk, -1 otherwise. */
+    private int segment;
+    /** Start of this buffer in its slab. */
+    int offset;
+    /** Bytes reserved for this buffer: the most it can grow in place. */
+    int maxLength;
+    /** The capacity. */
+    int length;
+    /** Per-object view for NIO calls: buffers cut from one slab must not share a position and limit. */
+    private ByteBuffer tmpNioBuf;
+    /**
+     * References held: {@code > 0} while handed out, 0 once released (and before the first hand-out). Written by
+     * {@link #reuse} (plain: the object is handed out to this thread, and any other thread reaches it through the
+     * caller's own hand-over, which publishes the count with the rest of the buffer) and by compare-and-swap in
+     * {@link #retain0} and {@link #release0}; read plainly by {@link #refCnt()} and as the guess of each loop.
+     */
+    private int refCnt;
+
+    MagByteBuf(BufferPool pool, ObjectHome home) {
+        super(0);
+        this.pool = pool;
+        this.home = home;
+    }
+
+    /**
+     * A new buffer object of {@code pool}'s kind, belonging to {@code home} for life: heap, or direct through
+     * {@code Unsafe} where Netty can use it and the CPU reads unaligned values, else through the slab's
+     * {@link java.nio.ByteBuffer}.
+     */
+    public static MagByteBuf newObject(BufferPool pool, ObjectHome home, boolean direct) {
+        if (!direct) {
+            return new HeapMagByteBuf(pool, home);
+        }
+        return UnsafeDirectMagByteBuf.USABLE ? new UnsafeDirectMagByteBuf(pool, home) : new DirectMagByteBuf(pool, home);
+    }
+
+    /** Prepares a fresh or recycled object to represent new memory. */
+    public final void init(BufferMemory memory, int segment, int offset, int maxLength, int capacity, int maxCapacity) {
+        setMemory(memory, segment, offset, maxLength);
+        reuse(capacity, maxCapacity);
+    }
+
+    /**
+     * Prepares an object that already represents the memory it is handed out with (a segment's own object): only
+     * what a user can have changed is reset. No atomic: see {@link #refCnt}.
+     */
+    public final void reuse(int capacity, int maxCapacity) {
+        this.length = capacity;
+        maxCapacity(maxCapacity);
+        spRefCnt(1);
+        clear();
+        markReaderIndex();
+        markWriterIndex();
+    }
+
+    /** Sets the memory this object represents. */
+    public final void setMemory(BufferMemory memory, int segment, int offset, int maxLength) {
+        this.memory = memory;
+        this.segment = segment;
+        this.offset = offset;
+        this.maxLength = maxLength;
+        this.tmpNioBuf = null;
+        onMemoryChanged(memory.slab);
+    }
+
+    /** Drops every reference to memory, so an object kept for reuse keeps no freed slab reachable. */
+    public final void forgetMemory() {
+        memory = null;
+        tmpNioBuf = null;
+        forgetSlab();
+    }
+
+    /** Where this object's memory came from; null while it holds none. */
+    public final BufferMemory memory() {
+        return memory;
+    }
+
+    /** The segment of a size-classed chunk this object's memory is, or -1. */
+    public final int segment() {
+        return segment;
+    }
+
+    /** Start of this buffer's memory in its slab. */
+    public final int offset() {
+        return offset;
+    }
+
+    /** Bytes reserved for this buffer: the most it can grow in place. */
+    public final int reservedBytes() {
+        return maxLength;
+    }
+
+    /** Where this object goes back when it is released. */
+    public final ObjectHome home() {
+        return home;
+    }
+
+    /** Subclasses cache what they need of the slab (array, buffer, address). */
+    abstract void onMemoryChanged(Slab slab);
+
+    /** Subclasses drop what they cached of the slab (see {@link #forgetMemory}). */
+    abstract void forgetSlab();
+
+    /** Copies the first {@code bytes} bytes of this buffer's memory into {@code target}'s, of the same class. */
+    public abstract void copyContentTo(MagByteBuf target, int bytes);
+
+    /** Writes {@link #POISON} over all reserved bytes (debug mode, before the memory is given back). */
+    abstract void poison();
+
+    abstract ByteBuffer newInternalNioBuffer();
+
+    /** Exchanges memory with {@code other}, which must be of the same class; used when growing. */
+    public final void swapMemory(MagByteBuf other) {
+        BufferMemory c = memory;
+        int s = segment;
+        int o = offset;
+        int m = maxLength;
+        setMemory(other.memory, other.segment, other.offset, other.maxLength);
+        other.setMemory(c, s, o, m);
+        int l = length;
+        length = other.length;
+        other.length = l;
+    }
+
+    final int idx(int index) {
+        return offset + index;
+    }
+
+    // ------------------------------------------------------------------ reference count
+
+    /**
+     * A plain read, as Netty's own accessibility check ({@code isLiveNonVolatile}): every accessor asks
+     * {@code ensureAccessible()}, which calls this, and a volatile read there would keep the JIT from hoisting the
+     * check out of a loop. A thread that must see another thread's release orders itself after it the way it must
+     * for the buffer's contents (a queue, a lock, a join).
+     */
+    @Override
+    public final int refCnt() {
+        return lpRefCnt();
+    }
+
+    private int lpRefCnt() {
+        return (int) REF_CNT.get(this);
+    }
+
+    private void spRefCnt(int count) {
+        REF_CNT.set(this, count);
+    }
+
+    private boolean casRefCnt(int expect, int update) {
+        return REF_CNT.compareAndSet(this, expect, update);
+    }
+
+    @Override
+    public final ByteBuf retain() {
+        return retain0(1);
+    }
+
+    @Override
+    public final ByteBuf retain(int increment) {
+        return retain0(checkPositive(increment, "increment"));
+    }
+
+    /** CAS, so a retain racing a release either lands before it (the release does not free) or fails. */
+    private ByteBuf retain0(int increment) {
+        int count;
+        do {
+            count = lpRefCnt();
+            if (count == 0 || count > Integer.MAX_VALUE - increment) {
+                throw new IllegalReferenceCountException(count, increment);
+            }
+        } while (!casRefCnt(count, count + increment));
+        return this;
+    }
+
+    @Override
+    public final boolean release() {
+        return release0(1);
+    }
+
+    @Override
+    public final boolean release(int decrement) {
+        return release0(checkPositive(decrement, "decrement"));
+    }
+
+    /**
+     * CAS: of two threads taking the count to zero at once (a double release, a caller's bug) exactly one succeeds
+     * and deallocates, and the other sees the count below its decrement and throws, so the memory goes back once.
+     * The plain read is only a guess; the CAS (a full fence) checks it and makes the loop read again.
+     */
+    private boolean release0(int decrement) {
+        int count;
+        do {
+            count = lpRefCnt();
+            if (count < decrement) {
+                throw new IllegalReferenceCountException(count, -decrement);
+            }
+        } while (!casRefCnt(count, count - decrement));
+        if (count != decrement) {
+            return false;
+        }
+        deallocate();
+        return true;
+    }
+
+    @Override
+    public final ByteBuf touch() {
+        return this;
+    }
+
+    @Override
+    public final ByteBuf touch(Object hint) {
+        return this;
+    }
+
+    /**
+     * The count reached zero ({@link #release0}'s compare-and-swap decided which release that was): the memory
+     * goes back, then the object home.
+     */
+    private void deallocate() {
+        long threadId = Thread.currentThread().getId();
+        if (pool.debug) {
+            poison();
+        }
+        memory.release(this, threadId);
+        home.recycle(this, threadId);
+    }
+
+    /**
+     * Frees an object no other code has seen (a reallocation's temporary) without the reference count's atomic:
+     * no stale reference to it can exist, so nobody can observe that its count stays 1 while it is free, and the
+     * next hand-out resets the count anyway.
+     */
+    public final void freeUnshared() {
+        deallocate();
+    }
+
+    // ------------------------------------------------------------------ capacity
+
+    @Override
+    public final int capacity() {
+        return length;
+    }
+
+    @Override
+    public final ByteBuf capacity(int newCapacity) {
+        if (newCapacity == length) {
+            ensureAccessible();
+            return this;
+        }
+        checkNewCapacity(newCapacity);
+        if (newCapacity <= maxLength) {
+            // In place: the segment already has room, or we shrink and keep it.
+            if (newCapacity < length) {
+                trimIndicesToCapacity(newCapacity);
+            }
+            length = newCapacity;
+            return this;
+        }
+        pool.reallocate(this, newCapacity);
+        length = newCapacity;
+        return this;
+    }
+
+    @Override
+    public final int maxFastWritableBytes() {
+        return Math.min(maxLength, maxCapacity()) - writerIndex();
+    }
+
+    @Override
+    public final ByteBufAllocator alloc() {
+        return pool.allocator;
+    }
+
+    @SuppressWarnings("deprecation")
+    @Override
+    public final ByteOrder order() {
+        return ByteOrder.BIG_ENDIAN;
+    }
+
+    @Override
+    public final ByteBuf unwrap() {
+        return null;
+    }
+
+    @Override
+    public final boolean isContiguous() {
+        return true;
+    }
+
+    // ------------------------------------------------------------------ NIO views
+
+    @Override
+    public final int nioBufferCount() {
+        return 1;
+    }
+
+    @Override
+    public final ByteBuffer[] nioBuffers(int index, int length) {
+        return new ByteBuffer[] {nioBuffer(index, length)};
+    }
+
+    @Override
+    public final ByteBuffer internalNioBuffer(int index, int length) {
+        checkIndex(index, length);
+        return internalNioBuffer(index, length, false);
+    }
+
+    /** A view positioned on {@code [index, index + length)}; a fresh duplicate when it may escape concurrently. */
+    final ByteBuffer internalNioBuffer(int index, int length, boolean duplicate) {
+        int start = idx(index);
+        ByteBuffer buffer;
+        if (duplicate) {
+            buffer = newInternalNioBuffer();
+        } else {
+            buffer = tmpNioBuf;
+            if (buffer == null) {
+                tmpNioBuf = buffer = newInternalNioBuffer();
+            } else {
+                buffer.clear();
+            }
+        }
+        buffer.limit(start + length).position(start);
+        return buffer;
+    }
+
+    @Override
+    public final int getBytes(int index, GatheringByteChannel out, int length) throws IOException {
+        checkIndex(index, length);
+        return out.write(internalNioBuffer(index, length, true));
+    }
+
+    @Override
+    public final int getBytes(int index, FileChannel out, long position, int length) throws IOException {
+        checkIndex(index, length);
+        return out.write(internalNioBuffer(index, length, true), position);
+    }
+
+    @Override
+    public final int readBytes(GatheringByteChannel out, int length) throws IOException {
+        checkReadableBytes(length);
+        int written = out.write(internalNioBuffer(readerIndex(), length, false));
+        skipBytes(written);
+        return written;
+    }
+
+    @Override
+    public final int readBytes(FileChannel out, long position, int length) throws IOException {
+        checkReadableBytes(length);
+        int written = out.write(internalNioBuffer(readerIndex(), length, false), position);
+        skipBytes(written);
+        return written;
+    }
+
+    @Override
+    public final int setBytes(int index, ScatteringByteChannel in, int length) throws IOException {
+        checkIndex(index, length);
+        try {
+            return in.read(internalNioBuffer(index, length, false));
+        } catch (ClosedChannelException ignored) {
+            return -1;
+        }
+    }
+
+    @Override
+    public final int setBytes(int index, FileChannel in, long position, int length) throws IOException {
+        checkIndex(index, length);
+        try {
+            return in.read(internalNioBuffer(index, length, false), position);
+        } catch (ClosedChannelException ignored) {
+            return -1;
+        }
+    }
+}

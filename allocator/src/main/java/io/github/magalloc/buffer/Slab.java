@@ -1,0 +1,81 @@
+package io.github.magalloc.buffer;
+
+import io.netty.util.internal.CleanableDirectBuffer;
+import io.netty.util.internal.PlatformDependent;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * One block of memory taken from the system: a {@code byte[]} for heap pools, a direct {@link ByteBuffer} for
+ * direct pools. The allocator cuts slabs into buffers' memory and keeps empty ones for reuse.
+ *
+ * <p>The direct {@link #buffer} is shared by every buffer cut from the slab, used by their threads at the same
+ * time, so it is used with absolute operations only: its position and limit are never changed (a relative
+ * operation on one thread would move them under another's feet), and it needs no copy per buffer and no lock.
+ */
+public final class Slab {
+    public final int size;
+    final byte[] array;
+    final ByteBuffer buffer;
+    /** Whether {@link #address} is known: with Unsafe, or on JDK 22+ where Netty gets it from a memory segment. */
+    final boolean hasAddress;
+    /** Base address of a direct slab when known; 0 otherwise. */
+    public final long address;
+    private final CleanableDirectBuffer cleanable;
+
+    /**
+     * Direct slabs start on a cache line. The system's allocator gives 16-byte alignment, so without this every
+     * segment (whose sizes are multiples of 16) sat at the same odd offset in its lines, and the 32-byte moves of a
+     * copy or a bulk write split across two lines half the time; which offset a slab got changed from JVM to JVM.
+     */
+    static final int ALIGNMENT = 64;
+
+    private Slab(int size, byte[] array, CleanableDirectBuffer cleanable) {
+        this.size = size;
+        this.array = array;
+        this.cleanable = cleanable;
+        if (cleanable == null) {
+            this.buffer = null;
+            this.hasAddress = false;
+            this.address = 0;
+            return;
+        }
+        ByteBuffer whole = cleanable.buffer();
+        // No padding (a buffer within a line of the int limit, see direct): the slab stays where the system put it.
+        int shift = whole.capacity() == size ? 0 : (ALIGNMENT - whole.alignmentOffset(0, ALIGNMENT)) & (ALIGNMENT - 1);
+        // Our own view of the aligned part; its position and limit are fixed here and never moved again. One
+        // absolute slice, not duplicate-then-slice: one object less of garbage per slab taken from the system (a
+        // 1 MiB direct slab taken and freed: 248 -> 184 bytes, Netty's own objects included).
+        this.buffer = whole.slice(shift, size).order(ByteOrder.BIG_ENDIAN);
+        if (cleanable.hasMemoryAddress()) {
+            this.hasAddress = true;
+            this.address = cleanable.memoryAddress() + shift;
+        } else if (PlatformDependent.hasUnsafe()) {
+            this.hasAddress = true;
+            this.address = PlatformDependent.directBufferAddress(buffer);
+        } else {
+            this.hasAddress = false;
+            this.address = 0;
+        }
+    }
+
+    public static Slab heap(int size) {
+        return new Slab(size, PlatformDependent.allocateUninitializedArray(size), null);
+    }
+
+    /** Throws {@link OutOfMemoryError} (from the JDK or Netty's direct memory counter) when memory is exhausted. */
+    public static Slab direct(int size) {
+        // ALIGNMENT - 1 bytes more would do; a whole line keeps the request a multiple of the line size. A request
+        // too close to the int limit for the padding gets none, rather than a negative size.
+        int padding = size <= Integer.MAX_VALUE - ALIGNMENT ? ALIGNMENT : 0;
+        return new Slab(size, null, PlatformDependent.allocateDirect(size + padding));
+    }
+
+    /** Gives the memory back to the system. Called exactly once, when no buffer can reach the slab any more. */
+    public void free() {
+        if (cleanable != null) {
+            cleanable.clean();
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.MagByteBuf;
+import io.github.magalloc.buffer.Slab;
+
+/** Memory for one buffer above the pooling limit: allocated for it alone and freed when it is released. */
+final class HugeChunk extends Chunk {
+    HugeChunk(Slab slab, MemoryPool pool) {
+        super(slab, pool);
+    }
+
+    @Override
+    protected void release(MagByteBuf buf, long threadId) {
+        pool.freeHugeSlab(slab);
+    }
+}

@@ -1,0 +1,293 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.MagByteBuf;
+import io.github.magalloc.buffer.Slab;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A slab for requests above the largest size class, cut into {@link #PAGE_SIZE}-byte pages: a buffer takes the
+ * first run of free pages long enough for it, and gives its pages back when released, on any thread.
+ *
+ * <p>Why pages rather than bumping an offset: a bump-allocated chunk is free again only when every buffer in it is,
+ * so one long-lived buffer pins the whole chunk (with 1 buffer in 100 living 1,000 times longer, that keeps 6-7
+ * times the live bytes reserved). With pages, the memory around a long-lived buffer is reused as soon as its
+ * neighbours go.
+ *
+ * <h2>Who writes what</h2>
+ * Every field below is guarded by the chunk's lock ({@link #lock()}): allocation (the owning magazine's thread or
+ * lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next to size-classed
+ * ones, and a lock costs the same one atomic per allocation and per release as a reference count would, while any
+ * thread can give pages back directly: so a large chunk needs none of the magazine's ownership protocols (remote
+ * queues, sweeps of them, the ended-thread drain). The lock also orders memory: a releaser's last write to its pages
+ * happens before its unlock, which happens before the lock that hands those pages out again.
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ *   <li>{@code usedPageCount == bitCount(usedPages) - padding == pages of live buffers in this chunk}: a bit is
+ *       set by the allocation that hands its page out and cleared by the release that gives it back; a release
+ *       whose pages are not all set is a double free and throws, changing nothing. Bits past {@link #pageCount} are
+ *       set from birth (padding) so the search needs no bounds check.</li>
+ *   <li>{@code longest free run <= freeRunBound <= pageCount - usedPageCount}: a failed search, which visits every
+ *       run, stores the longest exactly; an allocation can only shorten runs; a release that frees {@code p} pages
+ *       can at most join them to two runs of at most the old bound each. The owner reads the bound without the
+ *       lock to skip chunks that cannot serve a request (a magazine's first fit visits every chunk in turn, and
+ *       locking and searching each was most of the time of the pinning benchmark). A stale read only costs a
+ *       wasted look, or a skipped chunk whose space a just-finished release on another thread made.</li>
+ *   <li>The slab goes back exactly once, by the thread that makes {@code detached && usedPageCount == 0} true
+ *       under the lock: {@link #detach} (the magazine lets go of the chunk; never undone) or the release of the last
+ *       page after it. Allocation refuses a detached chunk, so {@code usedPageCount} never rises again.</li>
+ * </ul>
+ */
+final class LargeChunk extends Chunk {
+    static final int PAGE_SHIFT = 13;
+    /**
+     * 8 KiB: in simulations of the pinning workload 8 and 16 KiB pages reserved the same; 8 KiB wastes less per
+     * buffer.
+     */
+    static final int PAGE_SIZE = 1 << PAGE_SHIFT;
+
+    /** The magazine that allocates from this chunk; told when a release empties it. */
+    final Magazine magazine;
+    final int pageCount;
+    /**
+     * The lock word: 0 free, 1 held; CAS to take it (acquire), release store to give it back. In the chunk itself,
+     * unpadded: a {@link MagazineLock} has cache lines to itself because stripes are locked for every plain-thread
+     * allocation, while a large chunk is locked once per large buffer, and a padded object per chunk would be half
+     * the garbage of a new large chunk.
+     */
+    private volatile int lockState;
+    /** Bit {@code p % 64} of word {@code p / 64} is set while page {@code p} belongs to a live buffer. */
+    private final long[] usedPages;
+    private int usedPageCount;
+    /** An upper bound of the longest run of free pages; see the invariants. Written under the lock only. */
+    private int freeRunBound;
+    private boolean detached;
+
+    private static final VarHandle FREE_RUN_BOUND;
+    private static final VarHandle LOCK_STATE;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            FREE_RUN_BOUND = lookup.findVarHandle(LargeChunk.class, "freeRunBound", int.class);
+            LOCK_STATE = lookup.findVarHandle(LargeChunk.class, "lockState", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    LargeChunk(Slab slab, MemoryPool pool, Magazine magazine) {
+        super(slab, pool);
+        this.magazine = magazine;
+        this.pageCount = slab.size >>> PAGE_SHIFT;
+        this.usedPages = new long[(pageCount + 63) >>> 6];
+        this.freeRunBound = pageCount;
+        int padding = usedPages.length * 64 - pageCount;
+        if (padding > 0) {
+            usedPages[usedPages.length - 1] = -1L << (64 - padding);
+        }
+    }
+
+    /** Acquire semantics: the previous holder's writes are visible. */
+    private void lock() {
+        for (int spins = 0; !(lvLockState() == 0 && casLockState(0, 1)); spins = MagazineLock.backOff(spins)) {
+            // backOff waits
+        }
+    }
+
+    /** Release semantics: everything written under the lock is visible to the next holder. */
+    private void unlock() {
+        soLockState(0);
+    }
+
+    private int lvLockState() {
+        return (int) LOCK_STATE.getVolatile(this);
+    }
+
+    private boolean casLockState(int expect, int update) {
+        return LOCK_STATE.compareAndSet(this, expect, update);
+    }
+
+    private void soLockState(int value) {
+        LOCK_STATE.setRelease(this, value);
+    }
+
+    /** Bytes a buffer of {@code size} bytes takes: whole pages. */
+    static int runBytes(int size) {
+        return (size + PAGE_SIZE - 1) & -PAGE_SIZE;
+    }
+
+    /**
+     * Owner only: takes the first run of {@code runBytes / PAGE_SIZE} free pages and returns its offset, or -1 if no
+     * run is long enough (or the chunk was detached).
+     */
+    int allocate(int runBytes) {
+        int pages = runBytes >>> PAGE_SHIFT;
+        if (laFreeRunBound() < pages) {
+            return -1; // no lock taken: see the invariant of freeRunBound
+        }
+        lock();
+        try {
+            if (detached || freeRunBound < pages) {
+                return -1;
+            }
+            int first = firstFreeRun(pages);
+            if (first < 0) {
+                return -1;
+            }
+            setPages(first, pages);
+            usedPageCount += pages;
+            soFreeRunBound(Math.min(freeRunBound, pageCount - usedPageCount));
+            assert countsFit() : countsMessage();
+            return first << PAGE_SHIFT;
+        } finally {
+            unlock();
+        }
+    }
+
+    /** Lock held. Release store: the owner's lock-free read (acquire) sees a bound no older than the last unlock. */
+    private void soFreeRunBound(int bound) {
+        FREE_RUN_BOUND.setRelease(this, bound);
+    }
+
+    /** Acquire: pairs with {@link #soFreeRunBound}; a stale value is allowed (see the invariants). */
+    private int laFreeRunBound() {
+        return (int) FREE_RUN_BOUND.getAcquire(this);
+    }
+
+    /**
+     * Gives back the pages of {@code buf}, on any thread. Tells the magazine when this empties the chunk, so its
+     * owner can give back chunks it no longer needs; gives the slab back itself if the magazine already let go.
+     */
+    @Override
+    protected void release(MagByteBuf buf, long threadId) {
+        int first = buf.offset() >>> PAGE_SHIFT;
+        int pages = buf.reservedBytes() >>> PAGE_SHIFT;
+        boolean empty;
+        boolean giveBack;
+        lock();
+        try {
+            clearPages(first, pages);
+            usedPageCount -= pages;
+            soFreeRunBound((int) Math.min(pageCount - usedPageCount, 2L * freeRunBound + pages));
+            assert countsFit() : countsMessage();
+            empty = usedPageCount == 0;
+            giveBack = empty && detached;
+        } finally {
+            unlock();
+        }
+        if (giveBack) {
+            pool.retireLargeChunk(this);
+        } else if (empty) {
+            magazine.onLargeChunkEmptied();
+        }
+    }
+
+    /**
+     * Owner only: the magazine lets go of this chunk (it is not needed, the magazine trims, or its thread ended).
+     * The slab goes back now if no buffer uses it, else with the last buffer's release.
+     */
+    void detach() {
+        boolean giveBack;
+        lock();
+        try {
+            detached = true;
+            giveBack = usedPageCount == 0;
+        } finally {
+            unlock();
+        }
+        if (giveBack) {
+            pool.retireLargeChunk(this);
+        }
+    }
+
+    /** Lock held: the page count and the bound within their invariants' ranges. */
+    private boolean countsFit() {
+        return usedPageCount >= 0 && usedPageCount <= pageCount && freeRunBound <= pageCount - usedPageCount;
+    }
+
+    private String countsMessage() {
+        return "large chunk counts broken: " + usedPageCount + " used of " + pageCount + " pages, free run bound "
+            + freeRunBound;
+    }
+
+    /** Owner only: true when no buffer uses the chunk (only the owner allocates, so it stays so until it does). */
+    boolean isUnused() {
+        lock();
+        try {
+            return usedPageCount == 0;
+        } finally {
+            unlock();
+        }
+    }
+
+    /**
+     * Lock held: the first page of the first run of {@code pages} free pages, or -1; having then seen every run, it
+     * stores the longest as the bound.
+     */
+    private int firstFreeRun(int pages) {
+        int limit = usedPages.length << 6;
+        int runStart = 0;
+        int page = 0;
+        int longest = 0;
+        while (page < limit) {
+            int bit = page & 63;
+            long used = usedPages[page >>> 6] >>> bit;
+            int free = Math.min(Long.numberOfTrailingZeros(used), 64 - bit);
+            page += free;
+            if (page - runStart >= pages) {
+                return runStart;
+            }
+            if (free < 64 - bit) {
+                longest = Math.max(longest, page - runStart);
+                // Bit 0 of used >>> free is the used page we stopped at; skip its run of used pages (the zeros
+                // shifted in at the top become ones under ~, which ends the count at the word's end).
+                page += Long.numberOfTrailingZeros(~(used >>> free));
+                runStart = page;
+            }
+        }
+        soFreeRunBound(Math.max(longest, page - runStart));
+        return -1;
+    }
+
+    /** Lock held: marks the pages used. */
+    private void setPages(int first, int pages) {
+        for (int page = first, end = first + pages; page < end; ) {
+            int count = Math.min(64 - (page & 63), end - page);
+            usedPages[page >>> 6] |= mask(page, count);
+            page += count;
+        }
+    }
+
+    /** Lock held: marks the pages free; throws, changing nothing, if any of them is not in use. */
+    private void clearPages(int first, int pages) {
+        if (pages <= 0 || first + pages > pageCount) {
+            throw doubleFree(first, pages);
+        }
+        for (int page = first, end = first + pages; page < end; ) {
+            int count = Math.min(64 - (page & 63), end - page);
+            long mask = mask(page, count);
+            if ((usedPages[page >>> 6] & mask) != mask) {
+                throw doubleFree(first, pages);
+            }
+            page += count;
+        }
+        for (int page = first, end = first + pages; page < end; ) {
+            int count = Math.min(64 - (page & 63), end - page);
+            usedPages[page >>> 6] &= ~mask(page, count);
+            page += count;
+        }
+    }
+
+    /** {@code count} (1 to 64) bits from bit {@code page % 64} of a word. */
+    private static long mask(int page, int count) {
+        return (count == 64 ? -1L : (1L << count) - 1) << (page & 63);
+    }
+
+    private IllegalStateException doubleFree(int first, int pages) {
+        return new IllegalStateException("magalloc: pages " + first + " to " + (first + pages - 1) + " of a "
+            + slab.size + "-byte large chunk released but not in use (double free through a stale buffer?)");
+    }
+}

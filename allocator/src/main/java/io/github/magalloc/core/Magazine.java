@@ -1,0 +1,412 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.MagByteBuf;
+import io.github.magalloc.buffer.Slab;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * A set of size-classed chunks and the owner of their free lists: per size class one current chunk that
+ * allocations pop from, partial chunks (with free segments, as far as the owner knows) and full ones. The kinds
+ * differ in who the owner is and how other threads' releases come back, and are types of their own:
+ * <ul>
+ *   <li>{@link ThreadMagazine}: an event loop's (or opted-in thread's) own; its thread is the owner and touches the
+ *       lists with no atomics; when the thread ends, an {@link EndedMagazine} takes it over;</li>
+ *   <li>{@link Stripe}: shared by plain threads; whoever holds its lock is the owner.</li>
+ * </ul>
+ * This class keeps what they share: the chunks' places and their moves, refill, retirement and trim. Everything
+ * here is for the owner only, except {@link #lvOwnerThreadId()}.
+ *
+ * <h2>Places of a chunk, and the one home of their moves</h2>
+ * A chunk of this magazine is current, or parked in {@code partial} or {@code full}, or in transit on the owner's
+ * stack (a few lines, never across a release). Every move goes through {@link #makeCurrent}, {@link #park},
+ * {@link #moveToPartial} or {@link #retire}, which keep:
+ * <pre>
+ *   current[c] == chunk         =>  chunk.list == null
+ *   chunk.list == partial[c]    =>  chunk.freeCount > 0          (refill makes a partial chunk current unseen)
+ *   chunk retired               <=> chunk.freeCount == segmentCount, not current, in no list, magazine == null
+ * </pre>
+ * and tell the kind through {@link #onPlaceChanged} and {@link #onParkedFreeCountRose}, the hooks a stripe keeps its
+ * releasers' copy of the count with (protocol 2b (parked chunks)).
+ *
+ * <p>Layout: {@link CacheLinePadding} in front, then the owner id, which every release reads, then
+ * {@link MagazinePad}, then the owner's fields: neighbouring objects (a stripes array, another magazine) and the
+ * owner's writes must not share a cache line with what other threads read on every release.
+ */
+abstract class Magazine extends MagazinePad {
+    final MemoryPool pool;
+    private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
+    /** Non-current chunks with free segments (as far as the owner knows); made on first use. */
+    private final ChunkList[] partial = new ChunkList[SizeClasses.COUNT];
+    /** Non-current chunks that had no free segment when last looked at; other threads' releases may refill them. */
+    private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
+
+    Magazine(MemoryPool pool, long ownerThreadId) {
+        super(ownerThreadId);
+        this.pool = pool;
+    }
+
+    // ------------------------------------------------------------------ what the kinds decide
+
+    /**
+     * A release of {@code buf}'s segment of {@code chunk} on thread {@code threadId}, which does not own this
+     * magazine (protocol 1 (release from any thread)).
+     */
+    abstract void releaseFromOtherThread(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId);
+
+    /** Any thread, holding no lock: a release emptied one of this magazine's large chunks (protocol 6 (large chunks)). */
+    abstract void onLargeChunkEmptied();
+
+    /** Owner: {@code chunk} was parked, unparked, or moved between the lists. */
+    void onPlaceChanged(SizeClassChunk chunk) {
+    }
+
+    /** Owner: the free count of the parked {@code chunk} rose; called before it is retired or moved. */
+    void onParkedFreeCountRose(SizeClassChunk chunk) {
+    }
+
+    // ------------------------------------------------------------------ owner release
+
+    /**
+     * Owner release of a segment. Work is needed only at the edges (the first free segment of a parked chunk, the
+     * last one) and, in a stripe, for every count of a chunk another thread has released into (its mark, protocol
+     * 2b (parked chunks)); a thread magazine's chunks are never marked.
+     */
+    final void releaseLocal(SizeClassChunk chunk, int segment) {
+        int free = chunk.pushLocal(segment);
+        if (free == 1 || free == chunk.segmentCount || chunk.lvRemotelyReleased()) {
+            onFreeCountEdge(chunk);
+        }
+    }
+
+    /** Cold: see {@link #releaseLocal}; nothing to do for a current chunk. */
+    private void onFreeCountEdge(SizeClassChunk chunk) {
+        if (chunk.isParked()) {
+            onParkedChunkFreed(chunk);
+        }
+    }
+
+    /**
+     * Owner, cold: a parked chunk's free count rose: the kind hears of it, then the chunk is retired if entirely
+     * free, or moved from the full list to the partial one if it has a free segment.
+     */
+    final void onParkedChunkFreed(SizeClassChunk chunk) {
+        onParkedFreeCountRose(chunk);
+        if (chunk.isEntirelyFree()) {
+            unpark(chunk);
+            retire(chunk);
+        } else if (chunk.freeCount > 0 && chunk.list == full[chunk.sizeClass]) {
+            moveToPartial(chunk);
+        }
+    }
+
+    // ------------------------------------------------------------------ places
+
+    final SizeClassChunk current(int sizeClass) {
+        return current[sizeClass];
+    }
+
+    /**
+     * Makes {@code next} (in no list, with a free segment) the current chunk of its class and parks the one it
+     * replaces. Called only once the replacement exists, so an {@code OutOfMemoryError} while getting it leaves the
+     * magazine as it was.
+     */
+    final SizeClassChunk makeCurrent(SizeClassChunk next) {
+        assert !next.isParked() && next.freeCount > 0 && next.lpMagazine() == this
+            : "only an unparked chunk of this magazine with a free segment can be current";
+        int sizeClass = next.sizeClass;
+        SizeClassChunk replaced = current[sizeClass];
+        current[sizeClass] = next;
+        onPlaceChanged(next);
+        if (replaced != null) {
+            park(replaced);
+        }
+        return next;
+    }
+
+    /** Parks a chunk that is neither current nor in a list: partial if it has a free segment, else full. */
+    final void park(SizeClassChunk chunk) {
+        assert current[chunk.sizeClass] != chunk : "a current chunk parked";
+        (chunk.freeCount > 0 ? partialOf(chunk.sizeClass) : fullOf(chunk.sizeClass)).add(chunk);
+        onPlaceChanged(chunk);
+    }
+
+    /** Takes a parked chunk out of its list; the caller makes it current or retires it. */
+    private void unpark(SizeClassChunk chunk) {
+        chunk.list.remove(chunk);
+        onPlaceChanged(chunk);
+    }
+
+    private void moveToPartial(SizeClassChunk chunk) {
+        assert chunk.freeCount > 0 : "a chunk with no free segment moved to the partial list";
+        chunk.list.remove(chunk);
+        partialOf(chunk.sizeClass).add(chunk);
+        onPlaceChanged(chunk);
+    }
+
+    /** Gives an entirely free chunk that is neither current nor parked back to the pool (protocol 3 (chunk retirement)). */
+    final void retire(SizeClassChunk chunk) {
+        assert chunk.isEntirelyFree() && !chunk.isParked() && current[chunk.sizeClass] != chunk
+            && chunk.lpMagazine() == this : "retired a chunk that is in use, placed, or not this magazine's";
+        onRetiring(chunk);
+        pool.retireChunk(chunk);
+    }
+
+    /** Owner: {@code chunk} leaves this magazine for good (a thread's ended magazine counts down what it holds). */
+    void onRetiring(SizeClassChunk chunk) {
+    }
+
+    // ------------------------------------------------------------------ refill
+
+    /**
+     * The current chunk of {@code sizeClass} is exhausted (or missing): collect its foreign releases, else switch to
+     * the partial chunk that has waited longest (it has gathered the most free segments), else look through the
+     * full chunks for foreign releases, else take a chunk or slab from the reuse pool, else use {@code spare} (a
+     * slab the caller took from the system), else, if {@code mayTakeNewSlab}, take a new slab here. A spare that is
+     * not needed goes to the reuse pool. Returns the chunk, now current, or null only when there is no spare and no
+     * new slab may be taken.
+     */
+    final SizeClassChunk refill(int sizeClass, Slab spare, boolean mayTakeNewSlab) {
+        SizeClassChunk exhausted = current[sizeClass];
+        if (exhausted != null && exhausted.drainRemote() > 0) {
+            giveBackUnused(spare);
+            return exhausted;
+        }
+        SizeClassChunk next = takeFirstPartial(sizeClass);
+        if (next == null) {
+            next = collectForeignReleases(sizeClass);
+        }
+        if (next == null) {
+            next = pool.takePooledChunk(this, sizeClass);
+        }
+        if (next != null) {
+            giveBackUnused(spare);
+            return makeCurrent(next);
+        }
+        if (spare == null) {
+            if (!mayTakeNewSlab) {
+                return null;
+            }
+            spare = pool.allocateSlab(nextChunkSize(sizeClass)); // may throw OutOfMemoryError: nothing changed yet
+        }
+        return makeCurrent(pool.newChunk(this, sizeClass, spare));
+    }
+
+    private void giveBackUnused(Slab spare) {
+        if (spare != null) {
+            pool.releaseSlab(spare);
+        }
+    }
+
+    /** Slab size of the next chunk of the class: small for the magazine's first one, so rare classes cost little. */
+    final int nextChunkSize(int sizeClass) {
+        return chunkCount(sizeClass) == 0 ? SizeClasses.firstChunkSizeOf(sizeClass) : SizeClasses.chunkSizeOf(sizeClass);
+    }
+
+    /**
+     * Drains every full chunk of the class: those that received foreign releases become partial, entirely free
+     * ones beyond the first are retired. Runs only when no partial chunk is left, so its cost is paid once per
+     * batch of foreign releases or once per new slab. Returns a chunk, taken out of its list, or null.
+     */
+    private SizeClassChunk collectForeignReleases(int sizeClass) {
+        SizeClassChunk empty = null;
+        for (SizeClassChunk chunk = fullOf(sizeClass).first(), following; chunk != null; chunk = following) {
+            following = chunk.next;
+            if (chunk.drainRemote() == 0) {
+                continue;
+            }
+            onParkedFreeCountRose(chunk);
+            if (!chunk.isEntirelyFree()) {
+                moveToPartial(chunk);
+                continue;
+            }
+            unpark(chunk);
+            if (empty == null) {
+                empty = chunk;
+            } else {
+                retire(chunk);
+            }
+        }
+        SizeClassChunk next = takeFirstPartial(sizeClass);
+        if (next == null) {
+            return empty;
+        }
+        if (empty != null) {
+            park(empty); // partial, after the chunks that are in use: those fill up first
+        }
+        return next;
+    }
+
+    /** The partial chunk of the class that has waited longest, taken out of its list, or null. */
+    private SizeClassChunk takeFirstPartial(int sizeClass) {
+        SizeClassChunk chunk = partialOf(sizeClass).first();
+        if (chunk != null) {
+            unpark(chunk);
+        }
+        return chunk;
+    }
+
+    // ------------------------------------------------------------------ collecting and trimming
+
+    /**
+     * Owner: drains the remote queue of every parked chunk, retires those entirely free and moves full ones that
+     * got segments back to the partial list. With {@code waitForClaims}, waits for producers that have claimed a
+     * queue slot but not yet published their segment, so that nothing released before this call is left behind.
+     */
+    final void collectAllRemoteReleases(boolean waitForClaims) {
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            collectRemoteReleases(partial[sizeClass], waitForClaims);
+            collectRemoteReleases(full[sizeClass], waitForClaims);
+        }
+    }
+
+    private void collectRemoteReleases(ChunkList list, boolean waitForClaims) {
+        if (list == null) {
+            return;
+        }
+        for (SizeClassChunk chunk = list.first(), following; chunk != null; chunk = following) {
+            following = chunk.next;
+            int moved = waitForClaims ? chunk.drainRemoteWaitingForClaims() : chunk.drainRemote();
+            if (moved > 0 || chunk.isEntirelyFree()) {
+                onParkedChunkFreed(chunk);
+            }
+        }
+    }
+
+    /** Owner: gives every entirely free chunk, current ones included, back to the pool. */
+    final void retireFreeChunks() {
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            SizeClassChunk chunk = current[sizeClass];
+            if (chunk != null) {
+                chunk.drainRemote();
+                if (chunk.isEntirelyFree()) {
+                    current[sizeClass] = null;
+                    onPlaceChanged(chunk);
+                    retire(chunk);
+                }
+            }
+        }
+        collectAllRemoteReleases(false);
+    }
+
+    /** Owner: parks every current chunk, so that the release of its last buffer retires it. */
+    final void parkCurrentChunks() {
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            SizeClassChunk chunk = current[sizeClass];
+            if (chunk != null) {
+                current[sizeClass] = null;
+                park(chunk);
+            }
+        }
+    }
+
+    private ChunkList partialOf(int sizeClass) {
+        ChunkList list = partial[sizeClass];
+        if (list == null) {
+            list = partial[sizeClass] = new ChunkList();
+        }
+        return list;
+    }
+
+    private ChunkList fullOf(int sizeClass) {
+        ChunkList list = full[sizeClass];
+        if (list == null) {
+            list = full[sizeClass] = new ChunkList();
+        }
+        return list;
+    }
+
+    // ------------------------------------------------------------------ counts (owner only)
+
+    /** Number of chunks this magazine holds for {@code sizeClass}. */
+    final int chunkCount(int sizeClass) {
+        return (current[sizeClass] == null ? 0 : 1) + sizeOf(partial[sizeClass]) + sizeOf(full[sizeClass]);
+    }
+
+    /** Number of size-classed chunks this magazine holds. */
+    final int chunkCount() {
+        int n = 0;
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            n += chunkCount(sizeClass);
+        }
+        return n;
+    }
+
+    private static int sizeOf(ChunkList list) {
+        return list == null ? 0 : list.size();
+    }
+
+    /** Slab bytes of every size-classed chunk this magazine holds. */
+    final long chunkBytes() {
+        long bytes = 0;
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            if (current[sizeClass] != null) {
+                bytes += current[sizeClass].slab.size;
+            }
+            bytes += slabBytes(partial[sizeClass]) + slabBytes(full[sizeClass]);
+        }
+        return bytes;
+    }
+
+    private static long slabBytes(ChunkList list) {
+        long bytes = 0;
+        for (SizeClassChunk chunk = list == null ? null : list.first(); chunk != null; chunk = chunk.next) {
+            bytes += chunk.slab.size;
+        }
+        return bytes;
+    }
+}
+
+/** What every releasing thread reads: the owner thread's id. */
+abstract class MagazineShared extends CacheLinePadding {
+    /** The owner id of a magazine that no thread owns: matches no thread, so every release goes to the kind. */
+    static final long NO_OWNER_THREAD = -1;
+
+    private static final VarHandle OWNER_THREAD_ID;
+
+    static {
+        try {
+            OWNER_THREAD_ID = MethodHandles.lookup().findVarHandle(MagazineShared.class, "ownerThreadId", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The id of the thread that owns the lists without a lock, or {@link #NO_OWNER_THREAD}. Written at most twice:
+     * in the constructor and once to {@link #NO_OWNER_THREAD} when a thread magazine ends (protocol 4 (ended
+     * threads)). A releasing thread compares it with its own id: it can equal its own id only while it is the
+     * owner (ids are never reused, and the owner's own write comes before anything it does later).
+     */
+    private long ownerThreadId;
+
+    MagazineShared(long ownerThreadId) {
+        this.ownerThreadId = ownerThreadId;
+    }
+
+    final long lvOwnerThreadId() {
+        return (long) OWNER_THREAD_ID.getVolatile(this);
+    }
+
+    /** Volatile: one side of the ended-thread handshake (protocol 4 (ended threads)). */
+    final void svOwnerThreadId(long id) {
+        OWNER_THREAD_ID.setVolatile(this, id);
+    }
+}
+
+/** {@link CacheLinePadding#BYTES} between the owner id and the owner's fields (see {@link Magazine}). */
+abstract class MagazinePad extends MagazineShared {
+    byte q000, q001, q002, q003, q004, q005, q006, q007, q008, q009, q010, q011, q012, q013, q014, q015;
+    byte q100, q101, q102, q103, q104, q105, q106, q107, q108, q109, q110, q111, q112, q113, q114, q115;
+    byte q200, q201, q202, q203, q204, q205, q206, q207, q208, q209, q210, q211, q212, q213, q214, q215;
+    byte q300, q301, q302, q303, q304, q305, q306, q307, q308, q309, q310, q311, q312, q313, q314, q315;
+    byte q400, q401, q402, q403, q404, q405, q406, q407, q408, q409, q410, q411, q412, q413, q414, q415;
+    byte q500, q501, q502, q503, q504, q505, q506, q507, q508, q509, q510, q511, q512, q513, q514, q515;
+    byte q600, q601, q602, q603, q604, q605, q606, q607, q608, q609, q610, q611, q612, q613, q614, q615;
+    byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
+
+    MagazinePad(long ownerThreadId) {
+        super(ownerThreadId);
+    }
+}

@@ -1,0 +1,343 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.BufferPool;
+import io.github.magalloc.buffer.MagByteBuf;
+import io.github.magalloc.buffer.ObjectHome;
+import io.github.magalloc.buffer.Slab;
+import io.netty.buffer.ByteBufAllocator;
+
+/**
+ * Everything magalloc keeps for one kind of memory (heap or direct), and the entry of every allocation: a request
+ * up to the largest size class goes to the calling thread's own magazine ({@link ThreadMagazines}) or to a stripe
+ * ({@link Stripes}); above it, to the same magazine's large chunks; above {@code maxPooledSize}, to memory of its
+ * own ({@link HugeChunk}). Also the chunks' and slabs' way in and out: the {@link ReusePool} first, then the
+ * system ({@link SlabSource}), with one retry after giving back what is free when memory is exhausted.
+ */
+public final class MemoryPool extends BufferPool {
+    /**
+     * Largest capacity a buffer grows to with room reserved for its next doubling ({@link #reservationForGrowth}):
+     * so a grown buffer holds about 8 KiB it did not ask for at most, and growth stays within the size classes.
+     */
+    static final int GROWTH_RESERVE_LIMIT = 8 * 1024;
+
+    final PoolMetrics metrics = new PoolMetrics();
+    final PoolEvents events;
+    private final PoolSettings settings;
+    private final boolean direct;
+    private final ReusePool reuse;
+    /** Where empty large-chunk slabs go: the reuse pool, or the system where that is cheap. */
+    private final LargeSlabReturn largeSlabReturn;
+    private final SlabSource slabs;
+    private final ThreadMagazines threads;
+    private final Stripes stripes;
+
+    public MemoryPool(ByteBufAllocator allocator, boolean direct, PoolSettings settings, PoolEvents events) {
+        super(allocator, settings.debug());
+        this.settings = settings;
+        this.direct = direct;
+        this.events = events;
+        this.largeSlabReturn = LargeSlabReturn.of(direct);
+        this.reuse = new ReusePool(settings.reuseBudgetBytes(),
+            Math.max(SizeClasses.MAX_CHUNK_SIZE, settings.maxLargeChunkSize()));
+        this.slabs = new SlabSource(direct, metrics, events);
+        this.threads = new ThreadMagazines(this, settings.threadLocalMagazinesForAllThreads());
+        this.stripes = new Stripes(this, settings.sharedMagazines());
+    }
+
+    // ------------------------------------------------------------------ allocation
+
+    public MagByteBuf allocate(int initialCapacity, int maxCapacity) {
+        if (initialCapacity <= SizeClasses.MAX_SIZE) {
+            int sizeClass = SizeClasses.indexOf(initialCapacity);
+            ThreadMagazine magazine = threads.current();
+            if (magazine != null) {
+                return magazine.allocate(sizeClass, initialCapacity, maxCapacity);
+            }
+            return stripes.allocate(sizeClass, initialCapacity, maxCapacity);
+        }
+        return allocateAboveSizeClasses(initialCapacity, maxCapacity);
+    }
+
+    private MagByteBuf allocateAboveSizeClasses(int initialCapacity, int maxCapacity) {
+        ThreadMagazine magazine = threads.current();
+        if (initialCapacity > settings.maxPooledSize()) {
+            return allocateHuge(magazine != null ? magazine.objects : stripes.objectsOfCurrentThread(),
+                initialCapacity, maxCapacity);
+        }
+        if (magazine != null) {
+            return magazine.allocateLarge(initialCapacity, maxCapacity);
+        }
+        return stripes.allocate(-1, initialCapacity, maxCapacity);
+    }
+
+    private MagByteBuf allocateHuge(BufferObjectCache objects, int initialCapacity, int maxCapacity) {
+        MagByteBuf buf = objects.take();
+        Slab slab = allocateSlab(initialCapacity, false);
+        metrics.hugeBufferAllocated(slab.size);
+        buf.init(new HugeChunk(slab, this), -1, 0, slab.size, initialCapacity, maxCapacity);
+        return buf;
+    }
+
+    /**
+     * Moves {@code buf} to memory of {@code newCapacity} bytes: allocate, copy, then free the old memory (in that
+     * order, so a failed allocation loses nothing and no byte is read from freed memory). The old memory goes back
+     * through the temporary object the new memory came with, without the reference count's CAS: no other code
+     * has seen that object.
+     */
+    @Override
+    protected void reallocate(MagByteBuf buf, int newCapacity) {
+        MagByteBuf fresh = allocate(reservationForGrowth(buf, newCapacity), buf.maxCapacity());
+        buf.copyContentTo(fresh, Math.min(buf.capacity(), newCapacity));
+        buf.swapMemory(fresh);
+        swapSegmentSlots(buf, fresh);
+        fresh.freeUnshared();
+    }
+
+    /**
+     * Bytes to reserve for {@code buf} growing to {@code newCapacity}: twice that, up to
+     * {@link #GROWTH_RESERVE_LIMIT}, so that the next doubling of {@code ensureWritable} (Netty's
+     * {@code calculateNewCapacity} doubles up to 4 MiB) fits in place and a growing buffer moves every other time
+     * only. Never beyond the buffer's max capacity, whose memory could not be used.
+     */
+    private static int reservationForGrowth(MagByteBuf buf, int newCapacity) {
+        if (newCapacity > GROWTH_RESERVE_LIMIT) {
+            return newCapacity;
+        }
+        // max: with Netty's -Dio.netty.buffer.checkBounds=false, capacity(n) does not check n against maxCapacity,
+        // and the new memory must still hold n bytes.
+        return Math.max(newCapacity, Math.min(2 * newCapacity, buf.maxCapacity()));
+    }
+
+    /**
+     * After {@code grown} and {@code fresh} swapped memory: if both are segments' own objects and both chunks are
+     * owned by the calling thread's magazine, each object takes the slot of the segment it now holds (so growth
+     * makes no garbage). Both or neither: an object must stay with chunks of the thread that hands it out.
+     */
+    private static void swapSegmentSlots(MagByteBuf grown, MagByteBuf fresh) {
+        if (grown.home() != SegmentSlot.HOME || fresh.home() != SegmentSlot.HOME
+            || !(grown.memory() instanceof SizeClassChunk) || !(fresh.memory() instanceof SizeClassChunk)) {
+            return;
+        }
+        SizeClassChunk grownInto = (SizeClassChunk) grown.memory();
+        SizeClassChunk movedFrom = (SizeClassChunk) fresh.memory();
+        long threadId = Thread.currentThread().getId();
+        // Both chunks hold a live buffer's segment, so neither can be retired meanwhile: their magazines are fixed.
+        if (grownInto.lpMagazine().lvOwnerThreadId() == threadId
+            && movedFrom.lpMagazine().lvOwnerThreadId() == threadId) {
+            grownInto.rebind(grown.segment(), fresh, grown);
+            movedFrom.rebind(fresh.segment(), grown, fresh);
+        }
+    }
+
+    /** A new buffer object of this pool's kind, belonging to {@code home} for life. */
+    MagByteBuf newBufferObject(ObjectHome home) {
+        return MagByteBuf.newObject(this, home, direct);
+    }
+
+    // ------------------------------------------------------------------ chunks
+
+    /**
+     * A chunk for {@code sizeClass} owned by {@code magazine} from the reuse pool: an empty chunk of the class as it
+     * is, else a new chunk on a pooled slab; null if the pool has neither.
+     */
+    SizeClassChunk takePooledChunk(Magazine magazine, int sizeClass) {
+        SizeClassChunk chunk = reuse.pollChunk(sizeClass);
+        if (chunk != null) {
+            chunk.activate(magazine);
+            metrics.chunkActivated(sizeClass);
+            events.reusePoolTake(sizeClass, chunk.slab.size, true, reuse.pooledBytes());
+            events.chunkActivated(sizeClass, chunk.slab.size, metrics.activeChunks(sizeClass),
+                magazine instanceof ThreadMagazine, true);
+            return chunk;
+        }
+        Slab slab = reuse.pollSlabFor(sizeClass);
+        events.reusePoolTake(sizeClass, slab == null ? 0 : slab.size, false, reuse.pooledBytes());
+        return slab == null ? null : newChunk(magazine, sizeClass, slab);
+    }
+
+    /** A new chunk for {@code sizeClass} owned by {@code magazine} on {@code slab}. */
+    SizeClassChunk newChunk(Magazine magazine, int sizeClass, Slab slab) {
+        metrics.chunkActivated(sizeClass);
+        SizeClassChunk chunk = new SizeClassChunk(slab, this, magazine, sizeClass);
+        events.chunkActivated(sizeClass, slab.size, metrics.activeChunks(sizeClass),
+            magazine instanceof ThreadMagazine, false);
+        return chunk;
+    }
+
+    /** Gives an entirely free chunk back: to the reuse pool as it is, or its slab to the system. */
+    void retireChunk(SizeClassChunk chunk) {
+        chunk.onRetire();
+        metrics.chunkRetired(chunk.sizeClass);
+        // Read before the offer: once offered, another thread may take the chunk.
+        int sizeClass = chunk.sizeClass;
+        Slab slab = chunk.slab;
+        boolean pooled = reuse.offerChunk(chunk);
+        if (!pooled) {
+            freeSlab(slab);
+        }
+        events.chunkRetired(sizeClass, slab.size, metrics.activeChunks(sizeClass), pooled);
+    }
+
+    /** A new large chunk on {@code slab} for {@code magazine}. */
+    LargeChunk newLargeChunk(Magazine magazine, Slab slab) {
+        metrics.largeChunkCreated();
+        return new LargeChunk(slab, this, magazine);
+    }
+
+    /** A detached large chunk no buffer uses any more: its slab goes back (protocol 6 (large chunks)). */
+    void retireLargeChunk(LargeChunk chunk) {
+        metrics.largeChunkFreed();
+        releaseLargeSlab(chunk.slab);
+    }
+
+    // ------------------------------------------------------------------ slabs
+
+    /**
+     * A slab of at least {@code size} bytes for a large chunk: a bigger pooled slab serves as well, and using it
+     * keeps slabs of sizes no longer asked for from sitting in the pool.
+     */
+    Slab takeLargeSlab(int size) {
+        Slab slab = takePooledLargeSlab(size);
+        return slab != null ? slab : allocateSlab(size);
+    }
+
+    /** A pooled empty slab of at least {@code size} bytes for a large chunk, or null. */
+    Slab takePooledLargeSlab(int size) {
+        Slab slab = reuse.pollSlabAtLeast(size);
+        events.reusePoolTake(-1, slab == null ? 0 : slab.size, false, reuse.pooledBytes());
+        return slab;
+    }
+
+    /** Returns an empty size-class slab to the reuse pool, or to the system when the pool is at its budget. */
+    void releaseSlab(Slab slab) {
+        if (!reuse.offerSlab(slab)) {
+            freeSlab(slab);
+        }
+    }
+
+    /** Returns an empty large-chunk slab to where {@link #largeSlabReturn} says. */
+    void releaseLargeSlab(Slab slab) {
+        if (largeSlabReturn == LargeSlabReturn.TO_SYSTEM || !reuse.offerSlab(slab)) {
+            freeSlab(slab);
+        }
+    }
+
+    void freeHugeSlab(Slab slab) {
+        metrics.hugeBufferFreed(slab.size);
+        slabs.free(slab, false);
+    }
+
+    private void freeSlab(Slab slab) {
+        slabs.free(slab, true);
+    }
+
+    /** A slab from the system for chunks; see {@link #allocateSlab(int, boolean)}. */
+    Slab allocateSlab(int size) {
+        return allocateSlab(size, true);
+    }
+
+    /**
+     * A slab from the system ({@code pooled} is false for the memory of one huge buffer); on exhaustion, gives back
+     * the stripes' empty chunks and the pooled slabs and tries once more, then throws. Never called under a
+     * stripe's lock: the retry locks every stripe.
+     */
+    private Slab allocateSlab(int size, boolean pooled) {
+        try {
+            return slabs.take(size, pooled);
+        } catch (OutOfMemoryError first) {
+            // Free memory we hold is ours to give back before we give up: the stripes' empty chunks (their unused
+            // large chunks may be most of it), then every pooled slab. Thread magazines' lists are their owners'.
+            stripes.trim();
+            long freedBytes = freePooledSlabs();
+            try {
+                Slab slab = slabs.take(size, pooled);
+                events.memoryExhausted(size, freedBytes, true, metrics.reservedBytes(), slabs.limit(),
+                    first.getMessage());
+                return slab;
+            } catch (OutOfMemoryError second) {
+                events.memoryExhausted(size, freedBytes, false, metrics.reservedBytes(), slabs.limit(),
+                    first.getMessage());
+                throw slabs.exhausted(size, second);
+            }
+        }
+    }
+
+    /** Gives every slab in the reuse pool back to the system; returns their bytes. */
+    private long freePooledSlabs() {
+        long freedBytes = 0;
+        Slab slab;
+        while ((slab = reuse.pollAny()) != null) {
+            freeSlab(slab);
+            freedBytes += slab.size;
+        }
+        return freedBytes;
+    }
+
+    // ------------------------------------------------------------------ threads and trim
+
+    /** Gives the calling thread its own magazine (opt-in for threads that are not event loops). */
+    public void attachCurrentThread() {
+        threads.attachCurrentThread();
+    }
+
+    /** Ends the calling thread's magazine, if any: its chunks go back as their buffers are released. */
+    public void detachCurrentThread() {
+        threads.detachCurrentThread();
+    }
+
+    /**
+     * Returns pooled-but-free memory: ends the magazines of dead threads, stripes give up their empty chunks now,
+     * thread magazines at their next refill (their owner-only lists cannot be touched here), and the reuse pool's
+     * slabs go back to the system.
+     */
+    public void trim() {
+        int reaped = threads.reapDeadThreadMagazines();
+        stripes.trim();
+        int asked = threads.requestTrim();
+        long freedBytes = freePooledSlabs();
+        events.trimmed(freedBytes, reaped, asked, metrics.reservedBytes());
+    }
+
+    // ------------------------------------------------------------------ what the metric and the parts read
+
+    public PoolMetrics metrics() {
+        return metrics;
+    }
+
+    /** Bytes of empty chunks and slabs in the reuse pool. */
+    public long pooledFreeBytes() {
+        return reuse.pooledBytes();
+    }
+
+    public long reuseBudget() {
+        return reuse.budget();
+    }
+
+    public int threadMagazineCount() {
+        return threads.count();
+    }
+
+    public int stripeCount() {
+        return stripes.count();
+    }
+
+    PoolSettings settings() {
+        return settings;
+    }
+
+    LargeSlabReturn largeSlabReturn() {
+        return largeSlabReturn;
+    }
+
+    ThreadMagazines threads() {
+        return threads;
+    }
+
+    Stripes stripes() {
+        return stripes;
+    }
+
+    ReusePool reuse() {
+        return reuse;
+    }
+}

@@ -1,0 +1,116 @@
+package io.github.magalloc.core;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Counters of one memory pool, read by the allocator's metric. Updated on cold paths only (slabs and chunks come
+ * and go, magazines end), never per pooled buffer; reads are snapshots.
+ */
+public final class PoolMetrics {
+    /** Bytes of every slab alive: in chunks, in the reuse pool, and huge buffers. */
+    private final AtomicLong reservedBytes = new AtomicLong();
+    private final AtomicLong hugeBytes = new AtomicLong();
+    /** Large chunks whose slab has not gone back yet (held by magazines, or detached with live buffers). */
+    private final AtomicLong largeChunks = new AtomicLong();
+    private final AtomicLong slabsAllocated = new AtomicLong();
+    private final AtomicLong slabsFreed = new AtomicLong();
+    /** Thread magazines ended because their thread exited, detached or died. */
+    private final AtomicLong magazinesEnded = new AtomicLong();
+    /**
+     * Slab bytes of size-classed chunks held by ended magazines. Invariant: each such chunk is retired when its last
+     * buffer is released, so once every buffer allocated by ended threads is released this is 0.
+     */
+    private final AtomicLong endedThreadsBytes = new AtomicLong();
+    private final AtomicLongArray chunksPerClass = new AtomicLongArray(SizeClasses.COUNT);
+    private final AtomicLongArray activationsPerClass = new AtomicLongArray(SizeClasses.COUNT);
+
+    /** A chunk was put to use by a magazine: new, or taken whole from the reuse pool. */
+    void chunkActivated(int sizeClass) {
+        chunksPerClass.incrementAndGet(sizeClass);
+        activationsPerClass.incrementAndGet(sizeClass);
+    }
+
+    void chunkRetired(int sizeClass) {
+        chunksPerClass.decrementAndGet(sizeClass);
+    }
+
+    void slabAllocated(int size) {
+        reservedBytes.addAndGet(size);
+        slabsAllocated.incrementAndGet();
+    }
+
+    void slabFreed(int size) {
+        reservedBytes.addAndGet(-size);
+        slabsFreed.incrementAndGet();
+    }
+
+    void hugeBufferAllocated(int size) {
+        hugeBytes.addAndGet(size);
+    }
+
+    void hugeBufferFreed(int size) {
+        hugeBytes.addAndGet(-size);
+    }
+
+    void largeChunkCreated() {
+        largeChunks.incrementAndGet();
+    }
+
+    void largeChunkFreed() {
+        largeChunks.decrementAndGet();
+    }
+
+    /** A thread magazine ended holding {@code heldBytes} of size-classed chunks. */
+    void magazineEnded(long heldBytes) {
+        magazinesEnded.incrementAndGet();
+        endedThreadsBytes.addAndGet(heldBytes);
+    }
+
+    /** A chunk of an ended magazine was retired. */
+    void endedChunkRetired(int chunkBytes) {
+        endedThreadsBytes.addAndGet(-chunkBytes);
+    }
+
+    /** Bytes of every slab alive: in chunks, in the reuse pool, and huge buffers. */
+    public long reservedBytes() {
+        return reservedBytes.get();
+    }
+
+    /** Bytes of the huge buffers alive (above the pooling limit). */
+    public long hugeBytes() {
+        return hugeBytes.get();
+    }
+
+    /** Large chunks whose slab has not gone back yet. */
+    public long largeChunks() {
+        return largeChunks.get();
+    }
+
+    public long slabsAllocated() {
+        return slabsAllocated.get();
+    }
+
+    public long slabsFreed() {
+        return slabsFreed.get();
+    }
+
+    public long magazinesEnded() {
+        return magazinesEnded.get();
+    }
+
+    /** Slab bytes of size-classed chunks that ended magazines still hold. */
+    public long endedThreadsBytes() {
+        return endedThreadsBytes.get();
+    }
+
+    /** Chunks of {@code sizeClass} in magazines now. */
+    public long activeChunks(int sizeClass) {
+        return chunksPerClass.get(sizeClass);
+    }
+
+    /** Chunks of {@code sizeClass} put to use since the pool started. */
+    public long chunkActivations(int sizeClass) {
+        return activationsPerClass.get(sizeClass);
+    }
+}

@@ -1,0 +1,16 @@
+package io.github.magalloc.core;
+
+/**
+ * The settings one {@link MemoryPool} works with, already checked by the allocator's configuration
+ * ({@code MagazineAllocatorConfig}, which documents each one).
+ *
+ * @param reuseBudgetBytes bytes of empty slabs the reuse pool keeps
+ * @param maxPooledSize largest request served from pooled memory; larger ones get memory of their own
+ * @param maxLargeChunkSize largest slab cut into pages for requests above the size classes
+ * @param sharedMagazines number of stripes (a power of two)
+ * @param threadLocalMagazinesForAllThreads whether every thread gets a magazine of its own
+ * @param debug whether freed memory is poisoned and buffer objects are never reused
+ */
+public record PoolSettings(long reuseBudgetBytes, int maxPooledSize, int maxLargeChunkSize, int sharedMagazines,
+                           boolean threadLocalMagazinesForAllThreads, boolean debug) {
+}

@@ -1,0 +1,157 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.Slab;
+import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The reuse queue for empty memory, bounded by a byte budget rather than by the number of cores.
+ *
+ * <p>It holds two kinds of empty memory, all counted against one budget:
+ * <ul>
+ *   <li>empty size-classed chunks, one lock-free queue per size class: a chunk taken back for the same class is
+ *       used as it is, free list and remote queue included, so chunk turnover creates no garbage;</li>
+ *   <li>bare slabs, one queue per power-of-two size, for large chunks.</li>
+ * </ul>
+ * A chunk or slab given back while the pool already holds {@code budget} bytes is freed at once, so the memory the
+ * pool keeps never exceeds the budget whatever the core count. All of this is cold path: it runs when a chunk is
+ * retired or a new one is needed, never per buffer.
+ */
+final class ReusePool {
+    private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(SizeClasses.MIN_CHUNK_SIZE);
+
+    private final long budget;
+    private final int maxSlabSize;
+    private final MpmcAtomicArrayQueue<SizeClassChunk>[] chunks;
+    private final MpmcAtomicArrayQueue<Slab>[] slabs;
+    private final AtomicLong pooledBytes = new AtomicLong();
+
+    @SuppressWarnings("unchecked")
+    ReusePool(long budgetBytes, int maxSlabSize) {
+        this.budget = budgetBytes;
+        this.maxSlabSize = maxSlabSize;
+        chunks = new MpmcAtomicArrayQueue[SizeClasses.COUNT];
+        for (int i = 0; i < chunks.length; i++) {
+            chunks[i] = new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, SizeClasses.firstChunkSizeOf(i)));
+        }
+        int buckets = Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1;
+        slabs = new MpmcAtomicArrayQueue[buckets];
+        for (int i = 0; i < buckets; i++) {
+            slabs[i] = new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, (long) SizeClasses.MIN_CHUNK_SIZE << i));
+        }
+    }
+
+    private static int capacityFor(long budgetBytes, long entryBytes) {
+        return (int) Math.max(2, Math.min(1 << 16, budgetBytes / entryBytes + 1));
+    }
+
+    boolean isPoolableSlabSize(int size) {
+        return Integer.bitCount(size) == 1 && size >= SizeClasses.MIN_CHUNK_SIZE && size <= maxSlabSize;
+    }
+
+    /** An empty chunk of the class, ready to be owned by a magazine, or null. */
+    SizeClassChunk pollChunk(int sizeClass) {
+        SizeClassChunk chunk = chunks[sizeClass].poll();
+        if (chunk != null) {
+            pooledBytes.addAndGet(-chunk.slab.size);
+        }
+        return chunk;
+    }
+
+    /** Keeps an empty chunk if the budget allows; returns false if the caller must free its slab. */
+    boolean offerChunk(SizeClassChunk chunk) {
+        return offer(chunks[chunk.sizeClass], chunk, chunk.slab.size);
+    }
+
+    /**
+     * An empty slab that can back a chunk of {@code sizeClass}, or null: a bare slab of one of the class's chunk
+     * sizes, else the slab of a pooled empty chunk of another class whose chunk sizes all fit this class (its chunk
+     * object is dropped and the slab re-cut).
+     */
+    Slab pollSlabFor(int sizeClass) {
+        int smallest = SizeClasses.firstChunkSizeOf(sizeClass);
+        int largest = SizeClasses.chunkSizeOf(sizeClass);
+        for (int size = largest; size >= smallest; size >>= 1) {
+            Slab slab = pollBareSlab(bucketOf(size));
+            if (slab != null) {
+                return slab;
+            }
+        }
+        for (int other = 0; other < chunks.length; other++) {
+            if (other != sizeClass && SizeClasses.firstChunkSizeOf(other) >= smallest
+                && SizeClasses.chunkSizeOf(other) <= largest) {
+                SizeClassChunk chunk = pollChunk(other);
+                if (chunk != null) {
+                    return chunk.slab;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** An empty bare slab of {@code size} bytes or more (the smallest available), or null; for large chunks. */
+    Slab pollSlabAtLeast(int size) {
+        for (int i = bucketOf(size); i < slabs.length; i++) {
+            Slab slab = pollBareSlab(i);
+            if (slab != null) {
+                return slab;
+            }
+        }
+        return null;
+    }
+
+    /** Keeps an empty bare slab if the budget allows; returns false if the caller must free it. */
+    boolean offerSlab(Slab slab) {
+        return isPoolableSlabSize(slab.size) && offer(slabs[bucketOf(slab.size)], slab, slab.size);
+    }
+
+    /** Removes one pooled slab of any kind (trim), or returns null when the pool is empty. */
+    Slab pollAny() {
+        for (int i = slabs.length - 1; i >= 0; i--) {
+            Slab slab = pollBareSlab(i);
+            if (slab != null) {
+                return slab;
+            }
+        }
+        for (int i = 0; i < chunks.length; i++) {
+            SizeClassChunk chunk = pollChunk(i);
+            if (chunk != null) {
+                return chunk.slab;
+            }
+        }
+        return null;
+    }
+
+    long pooledBytes() {
+        return pooledBytes.get();
+    }
+
+    long budget() {
+        return budget;
+    }
+
+    private <T> boolean offer(MpmcAtomicArrayQueue<T> queue, T item, int bytes) {
+        if (pooledBytes.addAndGet(bytes) > budget) {
+            pooledBytes.addAndGet(-bytes);
+            return false;
+        }
+        if (!queue.offer(item)) {
+            pooledBytes.addAndGet(-bytes);
+            return false;
+        }
+        return true;
+    }
+
+    private Slab pollBareSlab(int bucket) {
+        Slab slab = slabs[bucket].poll();
+        if (slab != null) {
+            pooledBytes.addAndGet(-slab.size);
+        }
+        return slab;
+    }
+
+    private int bucketOf(int size) {
+        return Integer.numberOfTrailingZeros(size) - MIN_SHIFT;
+    }
+}

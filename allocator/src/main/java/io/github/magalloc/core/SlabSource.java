@@ -1,0 +1,55 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.Slab;
+import io.netty.util.internal.PlatformDependent;
+
+/**
+ * Slabs from the system and back, for one kind of memory, and their accounting: every slab taken or freed goes
+ * through here, so {@link PoolMetrics#reservedBytes()} is exactly the bytes of the slabs alive.
+ */
+final class SlabSource {
+    private final boolean direct;
+    private final PoolMetrics metrics;
+    private final PoolEvents events;
+
+    SlabSource(boolean direct, PoolMetrics metrics, PoolEvents events) {
+        this.direct = direct;
+        this.metrics = metrics;
+        this.events = events;
+    }
+
+    /**
+     * A slab of {@code size} bytes from the system, for chunks ({@code pooled}) or for one huge buffer. Throws
+     * {@link OutOfMemoryError} (from the JDK, or Netty's direct memory counter) when memory is exhausted.
+     */
+    Slab take(int size, boolean pooled) {
+        Slab slab = direct ? Slab.direct(size) : Slab.heap(size);
+        metrics.slabAllocated(slab.size);
+        events.slabAllocated(slab.size, pooled, slab.address, metrics.reservedBytes());
+        return slab;
+    }
+
+    /** Gives {@code slab} back to the system; exactly once, when no buffer can reach it any more. */
+    void free(Slab slab, boolean pooled) {
+        slab.free();
+        metrics.slabFreed(slab.size);
+        events.slabFreed(slab.size, pooled, slab.address, metrics.reservedBytes());
+    }
+
+    /** The error for a slab of {@code size} bytes that could not be taken even after freeing what the pool held. */
+    OutOfMemoryError exhausted(int size, OutOfMemoryError cause) {
+        String limit = direct
+            ? "max direct memory " + limit() + " bytes (-XX:MaxDirectMemorySize or -Dio.netty.maxDirectMemory)"
+            : "max heap " + limit() + " bytes (-Xmx)";
+        OutOfMemoryError error = new OutOfMemoryError("magalloc: cannot allocate " + size + " bytes of "
+            + (direct ? "direct" : "heap") + " memory; " + limit + "; magalloc holds " + metrics.reservedBytes()
+            + " bytes (" + cause.getMessage() + ")");
+        error.initCause(cause);
+        return error;
+    }
+
+    /** The JVM's limit for this kind of memory: max direct memory as Netty sees it, or max heap. */
+    long limit() {
+        return direct ? PlatformDependent.maxDirectMemory() : Runtime.getRuntime().maxMemory();
+    }
+}

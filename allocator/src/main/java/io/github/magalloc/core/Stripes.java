@@ -1,0 +1,100 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.MagByteBuf;
+import io.github.magalloc.buffer.Slab;
+
+/**
+ * The stripes of one pool and how a plain thread (one without a magazine of its own) allocates from them: it tries
+ * every stripe's lock without waiting, starting at its own (by thread id), so threads spread out, and waits on its
+ * own stripe only when all are busy. It brings a buffer object of its own thread's cache (protocol 5 (buffer
+ * objects)), kept in a JDK {@code ThreadLocal}: these threads are mostly not {@code FastThreadLocalThread}s, for
+ * which that is one lookup where Netty's takes two, and it takes no slot of Netty's index table, which never gives
+ * slots back.
+ */
+final class Stripes {
+    private final MemoryPool pool;
+    private final Stripe[] stripes;
+    /** Buffer objects of the threads without a magazine of their own. */
+    private final ThreadLocal<BufferObjectCache> plainThreadObjects;
+
+    Stripes(MemoryPool pool, int count) {
+        this.pool = pool;
+        this.stripes = new Stripe[count];
+        for (int i = 0; i < count; i++) {
+            stripes[i] = new Stripe(pool);
+        }
+        this.plainThreadObjects = ThreadLocal.withInitial(() -> new BufferObjectCache(pool, Thread.currentThread().getId()));
+    }
+
+    /** A buffer of {@code sizeClass}, or above the size classes if {@code sizeClass} is {@code -1}. */
+    MagByteBuf allocate(int sizeClass, int initialCapacity, int maxCapacity) {
+        Stripe stripe = lockStripe();
+        MagByteBuf buf;
+        int slabSize;
+        try {
+            // The object first: if making it fails, nothing else was taken.
+            buf = stripe.objectsOfCaller(plainThreadObjects).take();
+            if (allocate(stripe, buf, sizeClass, initialCapacity, maxCapacity, null)) {
+                return buf;
+            }
+            slabSize = sizeClass < 0 ? stripe.newLargeSlabSize(initialCapacity) : stripe.nextChunkSize(sizeClass);
+        } finally {
+            stripe.unlock();
+        }
+        // The lock is given up while a slab is taken from the system (the JDK may collect garbage and sleep before it
+        // gives up direct memory; nobody should wait for that behind this lock) and taken again, maybe of another
+        // stripe. Safe because nothing is held across the gap but the caller's own object, and the second attempt
+        // starts over: it uses the slab only if that stripe still has no room, and gives it back otherwise.
+        Slab slab = pool.allocateSlab(slabSize); // may throw OutOfMemoryError: only the object was taken
+        stripe = lockStripe();
+        try {
+            allocate(stripe, buf, sizeClass, initialCapacity, maxCapacity, slab);
+            return buf;
+        } finally {
+            stripe.unlock();
+        }
+    }
+
+    private static boolean allocate(Stripe stripe, MagByteBuf buf, int sizeClass, int initialCapacity,
+                                    int maxCapacity, Slab spare) {
+        return sizeClass < 0 ? stripe.allocateLarge(buf, initialCapacity, maxCapacity, spare)
+            : stripe.allocate(buf, sizeClass, initialCapacity, maxCapacity, spare);
+    }
+
+    /** The calling plain thread's object cache, for a buffer that needs no stripe (huge). */
+    BufferObjectCache objectsOfCurrentThread() {
+        return plainThreadObjects.get();
+    }
+
+    /** Tries every stripe without waiting first, so threads spread out; then waits on the thread's own stripe. */
+    private Stripe lockStripe() {
+        Stripe[] stripes = this.stripes;
+        int start = (int) Thread.currentThread().getId();
+        int mask = stripes.length - 1;
+        for (int i = 0; i < stripes.length; i++) {
+            Stripe stripe = stripes[(start + i) & mask];
+            if (stripe.tryLock()) {
+                return stripe;
+            }
+        }
+        Stripe stripe = stripes[start & mask];
+        stripe.lock();
+        return stripe;
+    }
+
+    /** Each stripe, under its lock, gives back its entirely free chunks and unused large chunks. */
+    void trim() {
+        for (Stripe stripe : stripes) {
+            stripe.trim();
+        }
+    }
+
+    int count() {
+        return stripes.length;
+    }
+
+    /** Tests: stripe {@code index}. */
+    Stripe get(int index) {
+        return stripes[index];
+    }
+}

@@ -1,0 +1,192 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.MagByteBuf;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+
+/**
+ * A thread's own magazine: an event loop's, or a thread's that opted in. Its thread is the owner: it allocates and
+ * releases its own buffers with no lock and no atomics ({@link #allocate} is the fast path). Other threads' releases
+ * come back through the chunks' remote queues, collected by the owner at its refills. When the thread ends, an
+ * {@link EndedMagazine} takes the magazine over (protocol 4 (ended threads)).
+ *
+ * <p>Nothing keeps the thread reachable ({@link #ownerThread} is weak), so a dead thread can be noticed and its
+ * magazine ended by another thread ({@link ThreadMagazines#reapDeadThreadMagazines}).
+ */
+final class ThreadMagazine extends Magazine {
+    /** The owner's id, kept after the magazine ends (when {@link #lvOwnerThreadId()} no longer names it). */
+    final long threadId;
+    final WeakReference<Thread> ownerThread;
+    /** The owner's buffer objects for its large and huge buffers (its size-classed ones use their segments'). */
+    final BufferObjectCache objects;
+    private final LargeChunks large;
+    /** Set by {@code trim()} from any thread; the owner acts on it at its next refill or large allocation. */
+    private volatile boolean trimRequested;
+    /** Set by a release that emptied a large chunk; the owner gives spare chunks back at its next large allocation. */
+    private volatile boolean largeChunkEmptied;
+    /**
+     * This magazine's hand-over once the thread ended, else null. Written by {@link #end} before its volatile store
+     * of {@link #NO_OWNER_THREAD}, read only after a volatile read of that value: so a reader sees it set.
+     */
+    private EndedMagazine ended;
+
+    private static final VarHandle TRIM_REQUESTED;
+    private static final VarHandle LARGE_CHUNK_EMPTIED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            TRIM_REQUESTED = lookup.findVarHandle(ThreadMagazine.class, "trimRequested", boolean.class);
+            LARGE_CHUNK_EMPTIED = lookup.findVarHandle(ThreadMagazine.class, "largeChunkEmptied", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** A magazine owned by {@code owner} (the calling thread, except in tests, where the caller plays it). */
+    ThreadMagazine(MemoryPool pool, Thread owner) {
+        super(pool, owner.getId());
+        this.threadId = owner.getId();
+        this.ownerThread = new WeakReference<>(owner);
+        this.objects = new BufferObjectCache(pool, threadId);
+        this.large = new LargeChunks(pool, this);
+    }
+
+    // ------------------------------------------------------------------ owner
+
+    /**
+     * The fast path: a buffer on a segment of {@code sizeClass}, with the segment's own object, already pointing at
+     * its memory. Plain reads and writes only; everything else is in {@link #refillCurrent}.
+     */
+    MagByteBuf allocate(int sizeClass, int initialCapacity, int maxCapacity) {
+        SizeClassChunk chunk = current(sizeClass);
+        MagByteBuf buf;
+        if (chunk == null || (buf = chunk.allocateBound()) == null) {
+            buf = refillCurrent(sizeClass).allocateBound();
+        }
+        buf.reuse(initialCapacity, maxCapacity);
+        return buf;
+    }
+
+    /** Cold: a trim asked for is done first, then the current chunk is replaced; may take a slab from the system. */
+    private SizeClassChunk refillCurrent(int sizeClass) {
+        trimIfRequested();
+        return refill(sizeClass, null, true);
+    }
+
+    /** A buffer above the size classes: a run of pages in a large chunk (protocol 6 (large chunks)). */
+    MagByteBuf allocateLarge(int initialCapacity, int maxCapacity) {
+        trimIfRequested();
+        if (lvLargeChunkEmptied()) {
+            // Cleared before the chunks are looked at, so an emptying that this pass misses sets it again.
+            svLargeChunkEmptied(false);
+            large.releaseSpares();
+        }
+        MagByteBuf buf = objects.take();
+        large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null, true);
+        return buf;
+    }
+
+    private void trimIfRequested() {
+        if (lvTrimRequested()) {
+            svTrimRequested(false);
+            large.detachUnused();
+            retireFreeChunks();
+        }
+    }
+
+    // ------------------------------------------------------------------ other threads
+
+    /**
+     * Another thread's release: into the chunk's remote queue, one CAS; or, once the thread has ended, under the
+     * hand-over's lock. A release that read the owner id before the end queues its segment after the end's drain
+     * may have run: it looks again and, if the magazine ended meanwhile, collects the queues itself.
+     */
+    @Override
+    void releaseFromOtherThread(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId) {
+        if (lvOwnerThreadId() == NO_OWNER_THREAD) {
+            lpEnded().release(chunk, segment);
+            return;
+        }
+        chunk.releaseRemote(segment);
+        // From here on only the magazine may be touched: once the segment is published the chunk may be drained,
+        // retired and reused. Magazines are never reused.
+        if (lvOwnerThreadId() == NO_OWNER_THREAD) {
+            lpEnded().sweepRemoteReleases();
+        }
+    }
+
+    /** Written only when not set, so a stream of releases does not keep writing the line other releasers read. */
+    @Override
+    void onLargeChunkEmptied() {
+        if (!lvLargeChunkEmptied()) {
+            svLargeChunkEmptied(true);
+        }
+    }
+
+    /** Any thread: the owner gives back its empty chunks at its next refill or large allocation. */
+    void requestTrim() {
+        svTrimRequested(true);
+    }
+
+    // ------------------------------------------------------------------ the end
+
+    /**
+     * The owner thread will never use this magazine again (it exits, detaches, or died and is being reaped): an
+     * {@link EndedMagazine} takes it over. Runs once ({@link ThreadMagazines} sees to it), on the owner or, after
+     * its death, on the reaper (the thread's writes happen-before {@code isAlive()} returned false).
+     */
+    void end() {
+        new EndedMagazine(this).takeOver();
+    }
+
+    /** The hand-over, holding its lock: from now on releasers go to it. The volatile store publishes the field. */
+    void publishEnded(EndedMagazine handover) {
+        ended = handover;
+        svOwnerThreadId(NO_OWNER_THREAD);
+    }
+
+    /** Plain: called only after {@link #lvOwnerThreadId()} returned {@link #NO_OWNER_THREAD} (see {@link #ended}). */
+    private EndedMagazine lpEnded() {
+        return ended;
+    }
+
+    /** Lock holder of the hand-over: gives up the thread's objects and every large chunk. */
+    void releaseThreadResources() {
+        objects.close();
+        large.detachAll();
+    }
+
+    @Override
+    void onRetiring(SizeClassChunk chunk) {
+        if (lvOwnerThreadId() == NO_OWNER_THREAD) {
+            pool.metrics.endedChunkRetired(chunk.slab.size);
+        }
+    }
+
+    int largeChunkCount() {
+        return large.count();
+    }
+
+    private boolean lvTrimRequested() {
+        return (boolean) TRIM_REQUESTED.getVolatile(this);
+    }
+
+    private void svTrimRequested(boolean requested) {
+        TRIM_REQUESTED.setVolatile(this, requested);
+    }
+
+    boolean lvLargeChunkEmptied() {
+        return (boolean) LARGE_CHUNK_EMPTIED.getVolatile(this);
+    }
+
+    /**
+     * Volatile on both sides: the owner's clearing store comes before its look at the chunks (a later emptying is
+     * then seen by the next look), a releaser's setting store after its unlock of the emptied chunk.
+     */
+    private void svLargeChunkEmptied(boolean emptied) {
+        LARGE_CHUNK_EMPTIED.setVolatile(this, emptied);
+    }
+}

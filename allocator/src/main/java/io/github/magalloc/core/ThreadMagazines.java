@@ -1,0 +1,141 @@
+package io.github.magalloc.core;
+
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.concurrent.FastThreadLocalThread;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which threads have a magazine of their own, and the end of each: the thread-local lookup itself (an array index on
+ * a {@link FastThreadLocalThread}) and the set of live thread magazines. A thread gets one at its first allocation
+ * if it is a {@code FastThreadLocalThread} that cleans up its thread locals (Netty's event loops), if it opted in
+ * ({@link #attachCurrentThread}), or if every thread gets one; other threads use the {@link Stripes}.
+ *
+ * <p>A magazine ends exactly once ({@link #end}): when its thread exits ({@link #onRemoval}, which Netty runs on
+ * the exiting thread), detaches, or is found dead by {@link #reapDeadThreadMagazines} (a new thread magazine and
+ * {@code trim()} look). The live set decides who ends it: only the caller that removes it from the set.
+ */
+final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
+    private final MemoryPool pool;
+    private final boolean forAllThreads;
+    /** Thread magazines alive; lets trim() reach them and dead threads' magazines be ended. */
+    private final Set<ThreadMagazine> live = ConcurrentHashMap.newKeySet();
+    /**
+     * True once any thread that is not a {@code FastThreadLocalThread} may have a magazine of its own. Read on every
+     * plain-thread allocation, written once.
+     */
+    private volatile boolean plainThreadMagazines;
+
+    private static final VarHandle PLAIN_THREAD_MAGAZINES;
+
+    static {
+        try {
+            PLAIN_THREAD_MAGAZINES = MethodHandles.lookup()
+                .findVarHandle(ThreadMagazines.class, "plainThreadMagazines", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    ThreadMagazines(MemoryPool pool, boolean forAllThreads) {
+        this.pool = pool;
+        this.forAllThreads = forAllThreads;
+        this.plainThreadMagazines = forAllThreads;
+    }
+
+    /** The calling thread's own magazine, or null if it uses the stripes. */
+    ThreadMagazine current() {
+        // A plain thread's thread-local lookup is a ThreadLocal search: skip it unless some plain thread may have a
+        // magazine. A stale read is harmless: a thread that attached itself set the flag before its own lookup.
+        if (!(Thread.currentThread() instanceof FastThreadLocalThread) && !lvPlainThreadMagazines()) {
+            return null;
+        }
+        ThreadMagazine magazine = getIfExists();
+        return magazine != null ? magazine : newMagazineIfEligible();
+    }
+
+    /** Cold: the first allocation of an event-loop (or opted-in) thread creates its magazine. */
+    private ThreadMagazine newMagazineIfEligible() {
+        if (forAllThreads || FastThreadLocalThread.willCleanupFastThreadLocals(Thread.currentThread())) {
+            return get();
+        }
+        return null;
+    }
+
+    @Override
+    protected ThreadMagazine initialValue() {
+        // A new thread is a good moment to look for dead ones: no lock is held here, and thread churn is exactly
+        // what leaves dead threads' magazines behind.
+        reapDeadThreadMagazines();
+        ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
+        live.add(magazine);
+        pool.events.magazineCreated(live.size());
+        return magazine;
+    }
+
+    @Override
+    protected void onRemoval(ThreadMagazine magazine) {
+        end(magazine);
+    }
+
+    /** Gives the calling thread its own magazine (opt-in for threads that are not event loops). */
+    void attachCurrentThread() {
+        svPlainThreadMagazines(true);
+        get();
+    }
+
+    /** Ends the calling thread's magazine, if any. */
+    void detachCurrentThread() {
+        remove();
+    }
+
+    /** Ends {@code magazine} if this call is the one that takes it out of the live set; returns whether it was. */
+    private boolean end(ThreadMagazine magazine) {
+        if (live.remove(magazine)) {
+            magazine.end();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Ends the magazines of threads that died without cleaning up their thread locals. A terminated thread's
+     * writes happen-before {@code isAlive()} returning false; a thread already collected is dead too. Returns how
+     * many this call ended.
+     */
+    int reapDeadThreadMagazines() {
+        int ended = 0;
+        for (ThreadMagazine magazine : live) {
+            Thread owner = magazine.ownerThread.get();
+            if ((owner == null || !owner.isAlive()) && end(magazine)) {
+                ended++;
+            }
+        }
+        return ended;
+    }
+
+    /** Asks every live thread magazine to give back its empty chunks at its next refill; returns how many. */
+    int requestTrim() {
+        int asked = 0;
+        for (ThreadMagazine magazine : live) {
+            magazine.requestTrim();
+            asked++;
+        }
+        return asked;
+    }
+
+    int count() {
+        return live.size();
+    }
+
+    private boolean lvPlainThreadMagazines() {
+        return (boolean) PLAIN_THREAD_MAGAZINES.getVolatile(this);
+    }
+
+    private void svPlainThreadMagazines(boolean value) {
+        PLAIN_THREAD_MAGAZINES.setVolatile(this, value);
+    }
+}

@@ -1,0 +1,122 @@
+package io.github.magalloc.jfr;
+
+import io.github.magalloc.core.PoolEvents;
+
+/** Records a pool's events as flight-recorder events; loaded only where the {@code jdk.jfr} module is. */
+final class JfrPoolEvents implements PoolEvents {
+    private final int allocatorId;
+    private final boolean direct;
+
+    JfrPoolEvents(int allocatorId, boolean direct) {
+        this.allocatorId = allocatorId;
+        this.direct = direct;
+    }
+
+    @Override
+    public void slabAllocated(int size, boolean pooled, long address, long reservedBytes) {
+        SlabAllocatedEvent event = new SlabAllocatedEvent();
+        if (event.shouldCommit()) {
+            event.commit(allocatorId, direct, size, pooled, address, reservedBytes);
+        }
+    }
+
+    @Override
+    public void slabFreed(int size, boolean pooled, long address, long reservedBytes) {
+        SlabFreedEvent event = new SlabFreedEvent();
+        if (event.shouldCommit()) {
+            event.commit(allocatorId, direct, size, pooled, address, reservedBytes);
+        }
+    }
+
+    @Override
+    public void memoryExhausted(int requested, long freedBytes, boolean recovered, long reservedBytes, long limit,
+                                String firstError) {
+        MemoryExhaustedEvent event = new MemoryExhaustedEvent();
+        if (event.shouldCommit()) {
+            event.setPool(allocatorId, direct);
+            event.requested = requested;
+            event.freedBytes = freedBytes;
+            event.recovered = recovered;
+            event.used = reservedBytes;
+            event.limit = limit;
+            event.firstError = firstError;
+            event.commit();
+        }
+    }
+
+    @Override
+    public void chunkActivated(int sizeClass, int chunkSize, long activeChunks, boolean threadMagazine,
+                               boolean reused) {
+        ChunkActivatedEvent event = new ChunkActivatedEvent();
+        if (event.shouldCommit()) {
+            event.setChunk(allocatorId, direct, sizeClass, chunkSize, activeChunks);
+            event.threadLocal = threadMagazine;
+            event.reused = reused;
+            event.commit();
+        }
+    }
+
+    @Override
+    public void chunkRetired(int sizeClass, int chunkSize, long activeChunks, boolean pooled) {
+        ChunkRetiredEvent event = new ChunkRetiredEvent();
+        if (event.shouldCommit()) {
+            event.setChunk(allocatorId, direct, sizeClass, chunkSize, activeChunks);
+            event.pooled = pooled;
+            event.commit();
+        }
+    }
+
+    @Override
+    public void reusePoolTake(int sizeClass, int slabSize, boolean wholeChunk, long pooledFreeBytes) {
+        ReusePoolTakeEvent event = new ReusePoolTakeEvent();
+        if (event.shouldCommit()) {
+            event.setPool(allocatorId, direct);
+            event.sizeClass = sizeClass;
+            event.segmentSize = sizeClass < 0 ? 0 : ChunkEvent.segmentSizeOf(sizeClass);
+            event.result = slabSize == 0 ? "miss" : wholeChunk ? "chunk" : "slab";
+            event.slabSize = slabSize;
+            event.pooledFree = pooledFreeBytes;
+            event.commit();
+        }
+    }
+
+    @Override
+    public void trimmed(long freedBytes, int reapedMagazines, int threadMagazines, long reservedBytes) {
+        TrimEvent event = new TrimEvent();
+        if (event.shouldCommit()) {
+            event.setPool(allocatorId, direct);
+            event.freedBytes = freedBytes;
+            event.reapedMagazines = reapedMagazines;
+            event.threadMagazines = threadMagazines;
+            event.used = reservedBytes;
+            event.commit();
+        }
+    }
+
+    @Override
+    public void magazineCreated(int threadMagazines) {
+        MagazineCreatedEvent event = new MagazineCreatedEvent();
+        if (event.shouldCommit()) {
+            event.setPool(allocatorId, direct);
+            event.threadMagazines = threadMagazines;
+            event.commit();
+        }
+    }
+
+    @Override
+    public void magazineEnded(long ownerThreadId, String ownerThreadName, boolean reaped, long heldBytes,
+                              long stillHeldBytes, int stillHeldChunks, long endedThreadsBytes) {
+        MagazineEndedEvent event = new MagazineEndedEvent();
+        if (event.shouldCommit()) {
+            event.setPool(allocatorId, direct);
+            event.ownerThreadId = ownerThreadId;
+            event.ownerThreadName = ownerThreadName;
+            event.reaped = reaped;
+            event.heldBytes = heldBytes;
+            event.stillHeldBytes = stillHeldBytes;
+            event.stillHeldChunks = stillHeldChunks;
+            event.endedThreadsMemory = endedThreadsBytes;
+            event.commit();
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.MagazineByteBufAllocator;
+import io.github.magalloc.TestAccess;
+import io.github.magalloc.buffer.MagByteBuf;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Page runs of one large chunk: first fit, reuse around live buffers, double frees, detaching. */
+class LargeChunkTest {
+    private static final int PAGE = LargeChunk.PAGE_SIZE;
+    /** Budget 0: a slab that goes back is freed at once, so {@code slabsFreed} counts chunks given back. */
+    private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().reuseBudgetBytes(0).build();
+    private final MemoryPool pool = TestAccess.pool(allocator, false);
+    private final ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
+
+    private LargeChunk chunk(int pages) {
+        return pool.newLargeChunk(magazine, pool.allocateSlab(pages * PAGE));
+    }
+
+    /** A buffer object holding a run of {@code pages} taken from {@code chunk}, as the magazine would make it. */
+    private MagByteBuf take(LargeChunk chunk, int pages) {
+        int offset = chunk.allocate(pages * PAGE);
+        assertThat(offset).as("a run of %d pages", pages).isNotNegative();
+        return holding(chunk, offset, pages);
+    }
+
+    /** A buffer object standing for a live buffer on the run of {@code pages} at {@code offset}. */
+    private MagByteBuf holding(LargeChunk chunk, int offset, int pages) {
+        MagByteBuf buf = pool.newBufferObject(new BufferObjectCache(pool, Thread.currentThread().getId()));
+        buf.init(chunk, -1, offset, pages * PAGE, pages * PAGE, Integer.MAX_VALUE);
+        return buf;
+    }
+
+    private static void giveBack(LargeChunk chunk, MagByteBuf buf) {
+        chunk.release(buf, Thread.currentThread().getId());
+    }
+
+    @Test
+    void aReleasedRunIsReusedWhileItsNeighboursStayLive() {
+        LargeChunk chunk = chunk(8);
+        MagByteBuf a = take(chunk, 2);
+        MagByteBuf b = take(chunk, 3);
+        MagByteBuf c = take(chunk, 1);
+        assertThat(new int[] {a.offset(), b.offset(), c.offset()}).containsExactly(0, 2 * PAGE, 5 * PAGE);
+        giveBack(chunk, b);
+        assertThat(chunk.allocate(3 * PAGE)).as("b's pages, between two live buffers").isEqualTo(2 * PAGE);
+        assertThat(chunk.allocate(3 * PAGE)).as("only pages 6 and 7 are free").isEqualTo(-1);
+        assertThat(chunk.allocate(2 * PAGE)).isEqualTo(6 * PAGE);
+    }
+
+    @Test
+    void runsCrossWordsAndTheSearchSkipsRunsTooShort() {
+        LargeChunk chunk = chunk(130); // three bitmap words, the last one mostly padding
+        MagByteBuf first = take(chunk, 63);
+        MagByteBuf acrossWords = take(chunk, 2); // pages 63 and 64
+        assertThat(acrossWords.offset()).isEqualTo(63 * PAGE);
+        giveBack(chunk, first);
+        assertThat(chunk.allocate(64 * PAGE)).as("pages 0-62 are one short").isEqualTo(65 * PAGE);
+        assertThat(chunk.allocate(63 * PAGE)).isEqualTo(0);
+        assertThat(chunk.allocate(2 * PAGE)).as("only page 129 is free; padding is never free").isEqualTo(-1);
+        assertThat(chunk.allocate(PAGE)).isEqualTo(129 * PAGE);
+        assertThat(chunk.allocate(PAGE)).isEqualTo(-1);
+    }
+
+    @Test
+    void releasingPagesNotInUseThrowsAndChangesNothing() {
+        LargeChunk chunk = chunk(4);
+        MagByteBuf a = take(chunk, 2);
+        MagByteBuf b = take(chunk, 2);
+        giveBack(chunk, a);
+        assertThatThrownBy(() -> giveBack(chunk, a)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("pages 0 to 1").hasMessageContaining("double free");
+        // A stale release overlapping a live buffer is refused whole: b's pages stay in use.
+        MagByteBuf stale = take(chunk, 1);
+        stale.setMemory(chunk, -1, stale.offset(), 3 * PAGE); // pages 0-2: page 1 is free, page 2 is b's
+        assertThatThrownBy(() -> giveBack(chunk, stale)).isInstanceOf(IllegalStateException.class);
+        assertThat(chunk.allocate(PAGE)).as("page 1 only").isEqualTo(PAGE);
+        assertThat(chunk.allocate(PAGE)).as("b's pages are still in use").isEqualTo(-1);
+        giveBack(chunk, b);
+        assertThat(chunk.allocate(2 * PAGE)).isEqualTo(2 * PAGE);
+    }
+
+    @Test
+    void aDetachedChunkGoesBackWithItsLastPageExactlyOnce() {
+        LargeChunk chunk = chunk(4);
+        MagByteBuf a = take(chunk, 1);
+        MagByteBuf b = take(chunk, 1);
+        long freedBefore = pool.metrics().slabsFreed();
+        long largeChunksBefore = pool.metrics().largeChunks();
+        chunk.detach();
+        assertThat(chunk.allocate(PAGE)).as("no allocation from a detached chunk").isEqualTo(-1);
+        giveBack(chunk, a);
+        assertThat(pool.metrics().slabsFreed()).as("b still uses the chunk").isEqualTo(freedBefore);
+        giveBack(chunk, b);
+        assertThat(pool.metrics().slabsFreed()).isEqualTo(freedBefore + 1);
+        assertThat(pool.metrics().largeChunks()).isEqualTo(largeChunksBefore - 1);
+    }
+
+    @Test
+    void anUnusedChunkGoesBackWhenDetached() {
+        LargeChunk chunk = chunk(4);
+        giveBack(chunk, take(chunk, 4));
+        long freedBefore = pool.metrics().slabsFreed();
+        chunk.detach();
+        assertThat(pool.metrics().slabsFreed()).isEqualTo(freedBefore + 1);
+    }
+
+    @Test
+    void aReleaseThatEmptiesTheChunkTellsItsMagazine() {
+        LargeChunk chunk = chunk(4);
+        MagByteBuf a = take(chunk, 1);
+        MagByteBuf b = take(chunk, 1);
+        giveBack(chunk, a);
+        assertThat(magazine.lvLargeChunkEmptied()).isFalse();
+        giveBack(chunk, b);
+        assertThat(magazine.lvLargeChunkEmptied()).isTrue();
+    }
+
+    /** Random runs and releases against a model of first fit over an array of pages; offsets must match exactly. */
+    @Test
+    void matchesAFirstFitModelOverRandomOperations() {
+        for (long seed = 1; seed <= 20; seed++) {
+            SplittableRandom random = new SplittableRandom(seed);
+            int pageCount = 1 + random.nextInt(200);
+            LargeChunk chunk = chunk(pageCount);
+            boolean[] used = new boolean[pageCount];
+            List<MagByteBuf> live = new ArrayList<>();
+            for (int op = 0; op < 2_000; op++) {
+                if (!live.isEmpty() && random.nextInt(3) == 0) {
+                    MagByteBuf buf = live.remove(random.nextInt(live.size()));
+                    giveBack(chunk, buf);
+                    for (int p = buf.offset() / PAGE; p < (buf.offset() + buf.reservedBytes()) / PAGE; p++) {
+                        used[p] = false;
+                    }
+                    continue;
+                }
+                int pages = 1 + random.nextInt(Math.min(pageCount, 70));
+                int expected = firstFit(used, pages);
+                int offset = chunk.allocate(pages * PAGE);
+                assertThat(offset).as("seed %d op %d: %d of %d pages", seed, op, pages, pageCount)
+                    .isEqualTo(expected < 0 ? -1 : expected * PAGE);
+                if (offset >= 0) {
+                    for (int p = expected; p < expected + pages; p++) {
+                        used[p] = true;
+                    }
+                    live.add(holding(chunk, offset, pages));
+                }
+            }
+            live.forEach(buf -> giveBack(chunk, buf));
+            assertThat(chunk.isUnused()).isTrue();
+            chunk.detach();
+        }
+    }
+
+    private static int firstFit(boolean[] used, int pages) {
+        int run = 0;
+        for (int p = 0; p < used.length; p++) {
+            run = used[p] ? 0 : run + 1;
+            if (run == pages) {
+                return p - pages + 1;
+            }
+        }
+        return -1;
+    }
+}

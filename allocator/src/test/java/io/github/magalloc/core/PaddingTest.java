@@ -1,0 +1,79 @@
+package io.github.magalloc.core;
+
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Field;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link CacheLinePadding}'s rule, checked on the field offsets the JVM chose: fields that other threads touch on
+ * every operation are at least {@link CacheLinePadding#BYTES} from the fields the owner writes on every operation,
+ * and from the objects before and after. A padding class dropped from a hierarchy, or a field declared on the wrong
+ * side of one, fails here. Offsets come from {@code sun.misc.Unsafe}, the only way the JDK tells them.
+ */
+class PaddingTest {
+    private static final int BYTES = CacheLinePadding.BYTES;
+
+    @Test
+    void aMagazinesOwnerIdIsALineAwayFromItsNeighboursAndItsOwnersFields() {
+        long ownerId = offset(MagazineShared.class, "ownerThreadId");
+        assertThat(ownerId).as("leading padding").isGreaterThanOrEqualTo(BYTES);
+        assertThat(offset(Magazine.class, "current") - ownerId).as("owner's fields").isGreaterThanOrEqualTo(BYTES);
+        assertThat(offset(Magazine.class, "pool") - ownerId).isGreaterThanOrEqualTo(BYTES);
+    }
+
+    @Test
+    void aChunksReleaserSideIsALineAwayFromTheOwnersCount() {
+        long freeCount = offset(SizeClassChunk.class, "freeCount");
+        for (String shared : new String[] {"magazine", "remoteFrees", "parkedFreeCount", "remotelyReleased",
+            "segmentCount"}) {
+            assertThat(freeCount - offset(SizeClassChunkShared.class, shared)).as(shared)
+                .isGreaterThanOrEqualTo(BYTES);
+        }
+    }
+
+    @Test
+    void theLockWordHasItsLinesToItself() {
+        long state = offset(MagazineLockState.class, "state");
+        assertThat(state).as("leading padding").isGreaterThanOrEqualTo(BYTES);
+        long last = 0;
+        for (Field pad : MagazineLock.class.getDeclaredFields()) {
+            if (pad.getType() == byte.class) {
+                last = Math.max(last, offset(MagazineLock.class, pad.getName()));
+            }
+        }
+        assertThat(last - state).as("trailing padding").isGreaterThanOrEqualTo(BYTES);
+    }
+
+    @Test
+    void theQueuesIndexesAreALineApartAndAwayFromItsConstants() {
+        long producer = offset(MpscIntQueueProducerFields.class, "producerIndex");
+        long limit = offset(MpscIntQueueProducerFields.class, "producerLimit");
+        long consumer = offset(MpscIntQueueConsumerFields.class, "consumerIndex");
+        long constants = Math.max(offset(MpscIntQueueBase.class, "mask"), offset(MpscIntQueueBase.class, "slots"));
+        assertThat(Math.min(producer, limit) - constants).isGreaterThanOrEqualTo(BYTES);
+        assertThat(consumer - Math.max(producer, limit)).isGreaterThanOrEqualTo(BYTES);
+    }
+
+    private static long offset(Class<?> type, String name) {
+        try {
+            Field field = type.getDeclaredField(name);
+            return (long) UNSAFE.getClass().getMethod("objectFieldOffset", Field.class).invoke(UNSAFE, field);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("no offset of " + type.getSimpleName() + "." + name, e);
+        }
+    }
+
+    private static final Object UNSAFE = theUnsafe();
+
+    private static Object theUnsafe() {
+        try {
+            Field field = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+            field.setAccessible(true);
+            return field.get(null);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError("sun.misc.Unsafe is needed to read field offsets", e);
+        }
+    }
+}

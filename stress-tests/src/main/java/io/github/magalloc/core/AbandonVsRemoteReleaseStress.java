@@ -1,0 +1,68 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.MagByteBuf;
+import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.Arbiter;
+import org.openjdk.jcstress.annotations.Description;
+import org.openjdk.jcstress.annotations.JCStressTest;
+import org.openjdk.jcstress.annotations.Outcome;
+import org.openjdk.jcstress.annotations.State;
+import org.openjdk.jcstress.infra.results.IIII_Result;
+
+import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
+import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
+
+/**
+ * A thread died holding its magazine, whose current chunk has one segment free and one held by a buffer. The reaper
+ * abandons the magazine ({@link Magazine#abandon}: it becomes shared) while another thread releases that last buffer
+ * through the public path ({@link Chunk#release}), which reads the owner id racily: it sees the dead thread's id
+ * (remote queue) or {@link Magazine#SHARED} (the lock). Whichever it sees, the chunk must be
+ * retired exactly once by the two of them, with no later trim or refill: nobody else will ever look at a dead
+ * thread's magazine. Without the releaser's second look at the owner id after queueing
+ * ({@link Magazine#onRemoteReleaseRaced}), a release that read the old id and queued after the abandon's drain
+ * would be stranded: outcome {@code 0, 0, 2, 1}.
+ */
+@JCStressTest
+@Description("release of a dead thread's last buffer races the abandonment of its magazine")
+@Outcome(id = "1, 1, 2, 1", expect = ACCEPTABLE, desc = "the release was queued before the abandon's drain, which retired the chunk")
+@Outcome(id = "0, 1, 2, 1", expect = ACCEPTABLE, desc = "the release came later: under the lock, or by its own sweep")
+@Outcome(id = {"1, 2, 2, 1", "0, 2, 2, 1"}, expect = FORBIDDEN, desc = "the chunk was retired twice")
+@Outcome(id = "0, 0, 2, 1", expect = FORBIDDEN, desc = "the released segment was stranded: the dead thread's empty chunk is never reclaimed")
+@Outcome(expect = FORBIDDEN, desc = "a segment lost, a release left unfinished, or the magazine not shared")
+@State
+public class AbandonVsRemoteReleaseStress {
+    private final MemoryPool pool = StressFixtures.newPool();
+    /** Owned by a thread that was never started: not alive, as the reaper sees a dead owner. */
+    private final ThreadMagazine dead = StressFixtures.ownedMagazine(pool);
+    private final SizeClassChunk chunk = StressFixtures.newChunk(pool, dead, 2);
+    private final MagByteBuf lastBuffer;
+
+    public AbandonVsRemoteReleaseStress() {
+        StressFixtures.makeCurrent(dead, chunk);
+        int held = chunk.allocateSegment();
+        int freed = chunk.allocateSegment();
+        dead.releaseLocal(chunk, freed); // the owner released one buffer itself before it died
+        lastBuffer = StressFixtures.bufferHolding(pool, chunk, held);
+    }
+
+    @Actor
+    public void reaper(IIII_Result r) {
+        dead.end();
+        r.r1 = StressFixtures.retired(pool);
+    }
+
+    @Actor
+    public void releaser() {
+        long threadId = Thread.currentThread().getId();
+        chunk.release(lastBuffer, threadId);
+        lastBuffer.home().recycle(lastBuffer, threadId);
+    }
+
+    /** Only looks: a dead magazine gets no later trim in real life either. */
+    @Arbiter
+    public void check(IIII_Result r) {
+        r.r2 = StressFixtures.retired(pool);
+        r.r3 = StressFixtures.accountedFree(chunk);
+        r.r4 = dead.lvOwnerThreadId() == Magazine.NO_OWNER_THREAD && StressFixtures.endedLockIsFree(dead) ? 1 : 0;
+    }
+}

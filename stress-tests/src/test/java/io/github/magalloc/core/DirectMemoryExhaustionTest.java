@@ -1,0 +1,224 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.MagazineByteBufAllocator;
+import io.github.magalloc.MagazineByteBufAllocatorMetric;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Direct memory exhausted. Runs in its own surefire execution with {@code -XX:MaxDirectMemorySize=8m}
+ * (stress-tests/pom.xml), one allocator per test. The calling thread is a plain thread (shared magazines); the
+ * thread-local path runs on an event-loop thread. Each test exhausts memory on one path (size classes, large,
+ * huge, growth), checks the error names the problem, that nothing taken before the failure is lost (after
+ * releasing everything and {@code trim()}, nothing is held), and that service is normal afterwards.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class DirectMemoryExhaustionTest {
+    private static final int SIZE = 1024;
+
+    @Test
+    @Order(1)
+    void clearOutOfMemoryErrorAndAllMemoryBackAfterRelease() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        List<ByteBuf> held = new ArrayList<>();
+        OutOfMemoryError error = fillUntilOutOfMemory(alloc, held);
+        assertThat(error.getMessage())
+            .contains("magalloc: cannot allocate").contains("direct memory").contains("MaxDirectMemorySize");
+        assertThat(held.size()).as("buffers served before exhaustion").isGreaterThan(1_000);
+        releaseAll(held);
+        alloc.trim();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
+    /**
+     * Found a bug (fixed, see docs/reliability.md): a refill that failed with OutOfMemoryError had already parked the
+     * exhausted chunk, which stayed {@code current[sizeClass]} as well; it was later listed twice and the next
+     * trim() threw ArrayIndexOutOfBoundsException from ChunkList.remove.
+     */
+    @Test
+    @Order(2)
+    void normalServiceOnceMemoryIsReleased() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        List<ByteBuf> held = new ArrayList<>();
+        fillUntilOutOfMemory(alloc, held);
+        releaseAll(held);
+        // Normal service: the same amount again, each buffer's own bytes intact, and trim works.
+        for (int i = 0; i < 2_000; i++) {
+            held.add(alloc.directBuffer(SIZE).writeInt(i).writeZero(SIZE - 4));
+        }
+        for (int i = 0; i < held.size(); i++) {
+            assertThat(held.get(i).getInt(0)).isEqualTo(i);
+        }
+        releaseAll(held);
+        alloc.trim();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
+    /**
+     * Found a bug (fixed, see docs/reliability.md): Magazine.refill parked the exhausted current chunk C in its
+     * list of other chunks ({@code current = false}) before taking a new slab; when taking the slab throws
+     * OutOfMemoryError, {@code current[sizeClass]} still points at C. Later allocations keep using C as current
+     * although it is also listed; once it is entirely free, trim() (or a scan) retires it and frees its slab,
+     * while {@code current[sizeClass]} still hands out its segments: live buffers in freed memory.
+     */
+    @Test
+    @Order(3)
+    void chunkParkedByAFailedRefillIsNotUsedAfterItsRetirement() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocatorMetric metric = alloc.metric();
+        int sizeClass = SizeClasses.indexOf(SIZE);
+        List<ByteBuf> held = new ArrayList<>();
+        fillUntilOutOfMemory(alloc, held);
+        releaseAll(held);
+        alloc.directBuffer(SIZE).release(); // served by the parked chunk, through its remote frees
+        alloc.trim(); // retires every entirely free listed chunk, the parked one included, and frees the slabs
+
+        ByteBuf buf = alloc.directBuffer(SIZE);
+        try {
+            // A live buffer must live in a chunk that exists and in memory the allocator holds.
+            assertThat(metric.activeChunks(true, sizeClass)).as("chunks of the live buffer's class").isPositive();
+            assertThat(metric.usedDirectMemory()).as("direct memory held while a buffer is live").isPositive();
+        } finally {
+            // Not released on purpose if the assertions failed: its memory was freed.
+            if (metric.activeChunks(true, sizeClass) > 0) {
+                buf.release();
+            }
+        }
+    }
+
+    @Test
+    @Order(4)
+    void threadLocalMagazineOutOfMemory() throws Exception {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread eventLoop = new DefaultThreadFactory("oom-loop").newThread(() -> {
+            try {
+                List<ByteBuf> held = new ArrayList<>();
+                OutOfMemoryError error = fillUntilOutOfMemory(alloc, held, SIZE);
+                assertThat(error.getMessage()).contains("magalloc: cannot allocate");
+                assertThat(alloc.metric().threadLocalMagazines(true)).isEqualTo(1);
+                releaseAll(held);
+                for (int i = 0; i < 2_000; i++) {
+                    held.add(alloc.directBuffer(SIZE).writeInt(i));
+                }
+                for (int i = 0; i < held.size(); i++) {
+                    assertThat(held.get(i).getInt(0)).isEqualTo(i);
+                }
+                releaseAll(held);
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        eventLoop.start();
+        eventLoop.join();
+        assertThat(failure.get()).isNull();
+        assertThat(alloc.metric().endedThreadsMemory(true)).isZero();
+        alloc.trim();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
+    @Test
+    @Order(5)
+    void largeBuffersOutOfMemory() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        List<ByteBuf> held = new ArrayList<>();
+        OutOfMemoryError error = fillUntilOutOfMemory(alloc, held, 100 * 1024);
+        assertThat(error.getMessage()).contains("magalloc: cannot allocate").contains("direct memory");
+        assertThat(held).isNotEmpty();
+        releaseAll(held);
+        held.add(alloc.directBuffer(100 * 1024).writeLong(7));
+        assertThat(held.get(0).getLong(0)).isEqualTo(7);
+        releaseAll(held);
+        alloc.trim();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
+    @Test
+    @Order(6)
+    void hugeBuffersOutOfMemory() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        List<ByteBuf> held = new ArrayList<>();
+        OutOfMemoryError error = fillUntilOutOfMemory(alloc, held, 2 << 20); // above the pooling limit
+        assertThat(error.getMessage()).contains("magalloc: cannot allocate " + (2 << 20) + " bytes");
+        assertThat(alloc.metric().hugeMemory(true)).isEqualTo((long) held.size() << 21);
+        releaseAll(held);
+        assertThat(alloc.metric().hugeMemory(true)).isZero();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+        alloc.directBuffer(2 << 20).release();
+    }
+
+    /**
+     * A request within a cache line of the int limit: the slab's alignment padding must not overflow the size into a
+     * negative one (which fails with an IllegalArgumentException that names nothing); it is an ordinary
+     * out-of-memory, and the allocator serves normally afterwards.
+     */
+    @Test
+    @Order(6)
+    void hugeRequestAtTheIntLimitIsAClearOutOfMemory() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        int size = Integer.MAX_VALUE - 8;
+        assertThatThrownBy(() -> alloc.directBuffer(size, Integer.MAX_VALUE))
+            .isInstanceOf(OutOfMemoryError.class)
+            .hasMessageContaining("magalloc: cannot allocate " + size + " bytes");
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+        alloc.directBuffer(2 << 20).release();
+    }
+
+    @Test
+    @Order(7)
+    void growthOutOfMemoryLeavesTheBufferAsItWas() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        ByteBuf grown = alloc.directBuffer(SIZE, 16 << 20);
+        for (int i = 0; i < SIZE / 4; i++) {
+            grown.writeInt(i);
+        }
+        List<ByteBuf> held = new ArrayList<>();
+        fillUntilOutOfMemory(alloc, held, 64 * 1024);
+        assertThatThrownBy(() -> grown.capacity(4 << 20)).isInstanceOf(OutOfMemoryError.class);
+        assertThat(grown.capacity()).isEqualTo(SIZE);
+        assertThat(grown.refCnt()).isEqualTo(1);
+        for (int i = 0; i < SIZE / 4; i++) {
+            assertThat(grown.getInt(i * 4)).isEqualTo(i);
+        }
+        releaseAll(held);
+        grown.capacity(4 << 20); // now it fits
+        assertThat(grown.getInt(SIZE - 4)).isEqualTo(SIZE / 4 - 1);
+        assertThat(grown.release()).isTrue();
+        alloc.trim();
+        assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
+    private static OutOfMemoryError fillUntilOutOfMemory(MagazineByteBufAllocator alloc, List<ByteBuf> held) {
+        return fillUntilOutOfMemory(alloc, held, SIZE);
+    }
+
+    private static OutOfMemoryError fillUntilOutOfMemory(MagazineByteBufAllocator alloc, List<ByteBuf> held,
+                                                         int size) {
+        for (int i = 0; i < 1_000_000; i++) {
+            try {
+                held.add(alloc.directBuffer(size));
+            } catch (OutOfMemoryError e) {
+                return e;
+            }
+        }
+        throw new AssertionError("no OutOfMemoryError after " + held.size() + " buffers");
+    }
+
+    private static void releaseAll(List<ByteBuf> held) {
+        for (ByteBuf buf : held) {
+            assertThat(buf.release()).isTrue();
+        }
+        held.clear();
+    }
+}
