@@ -76,7 +76,7 @@ public final class CrossThreadModes {
     private void produce(ByteBufAllocator allocator, int seconds, PrintStream out) {
         List<double[]> rows = new ArrayList<>();
         out.println("producer cleans up fast thread locals (served as an event loop): "
-            + FastThreadLocalThread.willCleanupFastThreadLocals(Thread.currentThread())
+            + FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals()
             + "; runs in an event executor (adaptive's condition for its own magazines): "
             + (ThreadExecutorMap.currentExecutor() != null));
         out.println("second  round trip ns  producer Mops/s");

@@ -87,10 +87,6 @@ public final class E2eServer implements AutoCloseable {
         return proxy != null ? ((InetSocketAddress) proxy.localAddress()).getPort() : httpPort();
     }
 
-    public ByteBufAllocator allocator() {
-        return alloc;
-    }
-
     public TcpProxy proxy() {
         return proxy;
     }
