@@ -1,10 +1,9 @@
 # Simulation of the Pinning benchmark (allocator-bench PinningBenchmark: sizes log-uniform 16 KiB-1 MiB, 80
 # long-lived slots replaced every 100 operations, 8 short-lived ones) under two designs for sizes above the size
-# classes: the old bump-allocated, reference-counted large chunks, and page runs inside fixed-size chunks (built).
-# Prints used bytes / live bytes (median and worst over the run); the last rows compare placements and spare
-# allowances (no reuse pool in any row). Sizes up to 32 KiB are counted at their size
-# class. Used to choose the large-size design (docs/design.md, protocol 6); run: python3 large_size_pinning.py
-# (about 6 minutes).
+# classes: bump-allocated, reference-counted large chunks, and page runs inside fixed-size chunks (magalloc's design,
+# docs/design.md, protocol 6). Prints used bytes / live bytes (median and worst over the run); the last rows compare
+# placements and spare allowances (no reuse pool in any row). Sizes up to 32 KiB are counted at their size class.
+# Run: python3 large_size_pinning.py (about 6 minutes).
 import random, math, sys
 random.seed(42)
 MIN, MAX = 16*1024, 1024*1024
@@ -20,7 +19,7 @@ def classes_bytes(n):  # round up to magalloc's classes above 16K: 16384,16896,2
     return None
 
 class Bump:
-    """Current design: bump chunks of 2x running average (pow2, >=128K, <=8M), refcounted, reset when empty."""
+    """Bump chunks of 2x the running average (pow2, >=128K, <=8M), reference-counted, reset when empty."""
     def __init__(s): s.chunks = {}; s.cur = None; s.avg = 0; s.nid = 0
     def used(s): return sum(c['size'] for c in s.chunks.values())
     def alloc(s, n):
@@ -69,8 +68,8 @@ class Runs:
 
 class Placed(Runs):
     """Page runs in 1 MiB chunks with a choice of placement, and empty chunks kept as spares up to 1/spare_div of
-    the chunks in use (None: one). Placement: 'first' fit (built), 'best' (the shortest free run that fits, over
-    all chunks) or 'fullest' (the fullest chunk that has a long enough run). Used to check whether placement,
+    the chunks in use (None: one). Placement: 'first' fit (magalloc's), 'best' (the shortest free run that fits, over
+    all chunks) or 'fullest' (the fullest chunk that has a long enough run). These rows show whether placement,
     rather than the empty memory kept, is what stands between Pinning and 1.5x (it is not)."""
     def __init__(s, mode, spare_div): super().__init__(1 << 20, 8192); s.mode = mode; s.spare_div = spare_div
     def alloc(s, n):
@@ -139,7 +138,7 @@ def run(design, ops=400_000):
     samples.sort()
     return samples[len(samples)//2], samples[-1]
 
-print("bump (before page runs)  median %.2fx max %.2fx" % run(Bump()))
+print("bump chunks             median %.2fx max %.2fx" % run(Bump()))
 for ch, pg in ((1 << 20, 8192), (2 << 20, 8192), (2 << 20, 16384), (4 << 20, 16384), (4 << 20, 32768), (8 << 20, 32768)):
     print("runs chunk %4d KiB page %2d KiB: median %.2fx max %.2fx" % ((ch >> 10, pg >> 10) + run(Runs(ch, pg))))
 for mode in ('first', 'best', 'fullest'):

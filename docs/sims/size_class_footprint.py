@@ -217,7 +217,7 @@ if __name__ == '__main__':
     for max_live in (8192, 1024):
         for name, classes, segments, policy, runs in [
                 ('magalloc: 16 segments, oldest partial', CLASSES, 16, 'oldest', None),
-                ('8 segments, oldest partial (tried)', CLASSES, 8, 'oldest', None),
+                ('8 segments, oldest partial', CLASSES, 8, 'oldest', None),
                 ('16 segments, fullest partial', CLASSES, 16, 'fullest', None),
                 ('16 segments, first-made partial', CLASSES, 16, 'first-made', None),
                 ('16 segments, 8 finer classes 2-16 KiB', FINER, 16, 'oldest', None),

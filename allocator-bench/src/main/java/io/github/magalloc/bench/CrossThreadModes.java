@@ -63,8 +63,8 @@ public final class CrossThreadModes {
 
     /**
      * EVENT_LOOP runs the task in its own Netty event executor, as {@link EventLoopExecutor} runs the benchmark: on
-     * a bare {@code FastThreadLocalThread} Netty 4.2's adaptive allocator takes its shared magazines (a third of its
-     * benchmark rate, measured here before).
+     * a bare {@code FastThreadLocalThread} Netty 4.2's adaptive allocator takes its shared magazines, not the
+     * thread-local ones an event loop gets.
      */
     private static TaskThread start(Workers workers, Runnable task, String name) {
         return workers == Workers.EVENT_LOOP
@@ -76,7 +76,7 @@ public final class CrossThreadModes {
     private void produce(ByteBufAllocator allocator, int seconds, PrintStream out) {
         List<double[]> rows = new ArrayList<>();
         out.println("producer cleans up fast thread locals (served as an event loop): "
-            + FastThreadLocalThread.willCleanupFastThreadLocals(Thread.currentThread())
+            + FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals()
             + "; runs in an event executor (adaptive's condition for its own magazines): "
             + (ThreadExecutorMap.currentExecutor() != null));
         out.println("second  round trip ns  producer Mops/s");
@@ -155,8 +155,8 @@ public final class CrossThreadModes {
     }
 
     /**
-     * Splits the seconds between the fastest and the slowest round trip (at their geometric mean: the two modes
-     * seen here are 4-8x apart) and prints each group's median throughput.
+     * Splits the seconds between the fastest and the slowest round trip (at their geometric mean, which falls
+     * between two modes several times apart) and prints each group's median throughput.
      */
     private static void summarize(List<double[]> rows, PrintStream out) {
         double fastest = rows.stream().mapToDouble(r -> r[0]).min().orElse(Double.NaN);

@@ -1,7 +1,6 @@
 package io.github.magalloc.bench;
 
 import org.junit.jupiter.api.Test;
-import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.Options;
@@ -11,7 +10,6 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,7 +50,7 @@ class JmhSmokeTest {
         for (RunResult r : results) {
             assertThat(r.getPrimaryResult().getScore()).as("score of %s", r.getParams().getParam("allocator"))
                     .isPositive();
-            Map<String, Result> secondary = r.getSecondaryResults();
+            var secondary = r.getSecondaryResults(); // var: JMH declares Map<String, Result>, Result raw
             // 1,024 SOCKET_PROXY buffers of mean 2,534 B are about 2.5 MB.
             assertThat(secondary.get("mem.live").getScore()).isBetween(1.5e6, 4e6);
             assertThat(secondary).containsKey("mem.used");

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  * allocation. {@link #main} runs it as its own process for the runner.
  */
 public final class E2eServer implements AutoCloseable {
-    /** Request bodies above 1 MiB are refused; responses are never larger. */
+    /** The aggregator's limit: twice the largest body a workload sends ({@link SizeDistribution#MAX_SIZE}). */
     static final int MAX_CONTENT = 2 * SizeDistribution.MAX_SIZE;
 
     private final ByteBufAllocator alloc;
@@ -85,10 +85,6 @@ public final class E2eServer implements AutoCloseable {
     /** Where load goes: the proxy in proxy mode, the HTTP server otherwise. */
     public int port() {
         return proxy != null ? ((InetSocketAddress) proxy.localAddress()).getPort() : httpPort();
-    }
-
-    public ByteBufAllocator allocator() {
-        return alloc;
     }
 
     public TcpProxy proxy() {

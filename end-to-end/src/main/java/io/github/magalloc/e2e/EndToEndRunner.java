@@ -91,8 +91,8 @@ public final class EndToEndRunner {
     }
 
     /**
-     * This JVM's load generator gets faster as its JIT warms up, which favoured whichever allocator ran last: warm it
-     * first against a throwaway server, discarded.
+     * This JVM's load generator gets faster as its JIT warms up, which would favour whichever allocator runs last:
+     * warm it first against a throwaway server, discarded.
      */
     private static void warmClient(AllocatorKind kind, String mode, Transport transport, int serverThreads,
                                    String heap, int seconds, LoadConfig load) throws Exception {

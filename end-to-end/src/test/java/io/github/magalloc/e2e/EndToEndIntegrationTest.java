@@ -85,9 +85,8 @@ class EndToEndIntegrationTest {
     }
 
     /**
-     * Netty's detector only sees buffers that the allocator wraps with toLeakAwareBuffer(). The scaffolding magalloc
-     * does not (it returns bare unpooled buffers), so this is skipped until the real allocator lands; after the merge
-     * it must run and pass, or magalloc leaks are invisible to users' leak detection and to the test above.
+     * Netty's detector only sees buffers that the allocator wraps with toLeakAwareBuffer(): without that, magalloc
+     * leaks would be invisible to users' leak detection and to the test above.
      */
     @Test
     void magallocBuffersAreLeakTracked() {

@@ -14,8 +14,7 @@ import java.util.List;
 final class IdleMemory {
     /**
      * Slack for what an allocator may legitimately keep after a trim (per-thread caches it cannot reach from outside
-     * their thread, one partly used chunk). Overridable with -De2e.idleToleranceBytes; to be re-checked against the
-     * real magalloc.
+     * their thread, one partly used chunk). Overridable with -De2e.idleToleranceBytes.
      */
     static final long TOLERANCE_BYTES = Long.getLong("e2e.idleToleranceBytes", 1L << 20);
 

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The idle-level check against an allocator whose metric is real today (Netty pooled). */
+/** The idle-level check itself, on an allocator other than the one the integration test uses (Netty pooled). */
 class IdleMemoryTest {
     @Test
     void heldMemoryAboveToleranceFailsTheCheckAndReleasingItPasses() {

@@ -9,9 +9,9 @@ import io.netty.buffer.ByteBufAllocatorMetric;
  */
 public final class PoolGrowth {
     /**
-     * Round trips before the baseline, so that the chunks the workload needs anyway are there: with Reactor Netty's
-     * shared event loops magalloc still took a chunk now and then up to about 150 round trips, then stayed flat
-     * for as many more.
+     * Round trips before the baseline, so that most chunks the workload needs anyway are there. With Reactor Netty's
+     * shared event loops magalloc can still take a chunk now and then for the first 150 or so round trips;
+     * {@link #LEVELS_OFF} allows for those.
      */
     public static final int WARMUP = 20;
     public static final int ROUNDS = 40;

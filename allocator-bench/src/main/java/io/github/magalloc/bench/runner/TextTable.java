@@ -16,10 +16,6 @@ final class TextTable {
         rows.add(cells);
     }
 
-    boolean isEmpty() {
-        return rows.size() == 1;
-    }
-
     void print(PrintStream out) {
         int columns = rows.get(0).length;
         int[] widths = new int[columns];

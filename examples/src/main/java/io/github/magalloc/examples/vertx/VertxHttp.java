@@ -32,7 +32,7 @@ public final class VertxHttp {
     /** Posts {@code body} and returns the response body. */
     public static Future<Buffer> post(HttpClient client, String host, int port, Buffer body) {
         // body() is asked for in the callback that receives the response: chained one step later, the response
-        // could end before anyone read it, and the body came back empty (a few times in 4,000 requests here).
+        // can end before anyone reads it, and the body then comes back empty.
         return client.request(HttpMethod.POST, port, host, "/echo")
                 .compose(request -> request.send(body).compose(response -> response.body()));
     }
