@@ -3,6 +3,8 @@ package io.github.magalloc.core;
 import io.github.magalloc.buffer.Slab;
 import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,23 +25,26 @@ final class ReusePool {
 
     private final long budget;
     private final int maxSlabSize;
-    private final MpmcAtomicArrayQueue<SizeClassChunk>[] chunks;
-    private final MpmcAtomicArrayQueue<Slab>[] slabs;
+    /** Per size class; a list because Java has no arrays of a generic type. */
+    private final List<MpmcAtomicArrayQueue<SizeClassChunk>> chunks;
+    /** Per power-of-two slab size from {@link SizeClasses#MIN_CHUNK_SIZE}. */
+    private final List<MpmcAtomicArrayQueue<Slab>> slabs;
     private final AtomicLong pooledBytes = new AtomicLong();
 
-    @SuppressWarnings("unchecked")
     ReusePool(long budgetBytes, int maxSlabSize) {
         this.budget = budgetBytes;
         this.maxSlabSize = maxSlabSize;
-        chunks = new MpmcAtomicArrayQueue[SizeClasses.COUNT];
-        for (int i = 0; i < chunks.length; i++) {
-            chunks[i] = new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, SizeClasses.firstChunkSizeOf(i)));
+        List<MpmcAtomicArrayQueue<SizeClassChunk>> chunkQueues = new ArrayList<>();
+        for (int i = 0; i < SizeClasses.COUNT; i++) {
+            chunkQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, SizeClasses.firstChunkSizeOf(i))));
         }
+        this.chunks = List.copyOf(chunkQueues);
         int buckets = Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1;
-        slabs = new MpmcAtomicArrayQueue[buckets];
+        List<MpmcAtomicArrayQueue<Slab>> slabQueues = new ArrayList<>();
         for (int i = 0; i < buckets; i++) {
-            slabs[i] = new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, (long) SizeClasses.MIN_CHUNK_SIZE << i));
+            slabQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, (long) SizeClasses.MIN_CHUNK_SIZE << i)));
         }
+        this.slabs = List.copyOf(slabQueues);
     }
 
     private static int capacityFor(long budgetBytes, long entryBytes) {
@@ -52,7 +57,7 @@ final class ReusePool {
 
     /** An empty chunk of the class, ready to be owned by a magazine, or null. */
     SizeClassChunk pollChunk(int sizeClass) {
-        SizeClassChunk chunk = chunks[sizeClass].poll();
+        SizeClassChunk chunk = chunks.get(sizeClass).poll();
         if (chunk != null) {
             pooledBytes.addAndGet(-chunk.slab.size);
         }
@@ -61,7 +66,7 @@ final class ReusePool {
 
     /** Keeps an empty chunk if the budget allows; returns false if the caller must free its slab. */
     boolean offerChunk(SizeClassChunk chunk) {
-        return offer(chunks[chunk.sizeClass], chunk, chunk.slab.size);
+        return offer(chunks.get(chunk.sizeClass), chunk, chunk.slab.size);
     }
 
     /**
@@ -78,7 +83,7 @@ final class ReusePool {
                 return slab;
             }
         }
-        for (int other = 0; other < chunks.length; other++) {
+        for (int other = 0; other < chunks.size(); other++) {
             if (other != sizeClass && SizeClasses.firstChunkSizeOf(other) >= smallest
                 && SizeClasses.chunkSizeOf(other) <= largest) {
                 SizeClassChunk chunk = pollChunk(other);
@@ -92,7 +97,7 @@ final class ReusePool {
 
     /** An empty bare slab of {@code size} bytes or more (the smallest available), or null; for large chunks. */
     Slab pollSlabAtLeast(int size) {
-        for (int i = bucketOf(size); i < slabs.length; i++) {
+        for (int i = bucketOf(size); i < slabs.size(); i++) {
             Slab slab = pollBareSlab(i);
             if (slab != null) {
                 return slab;
@@ -103,18 +108,18 @@ final class ReusePool {
 
     /** Keeps an empty bare slab if the budget allows; returns false if the caller must free it. */
     boolean offerSlab(Slab slab) {
-        return isPoolableSlabSize(slab.size) && offer(slabs[bucketOf(slab.size)], slab, slab.size);
+        return isPoolableSlabSize(slab.size) && offer(slabs.get(bucketOf(slab.size)), slab, slab.size);
     }
 
     /** Removes one pooled slab of any kind (trim), or returns null when the pool is empty. */
     Slab pollAny() {
-        for (int i = slabs.length - 1; i >= 0; i--) {
+        for (int i = slabs.size() - 1; i >= 0; i--) {
             Slab slab = pollBareSlab(i);
             if (slab != null) {
                 return slab;
             }
         }
-        for (int i = 0; i < chunks.length; i++) {
+        for (int i = 0; i < chunks.size(); i++) {
             SizeClassChunk chunk = pollChunk(i);
             if (chunk != null) {
                 return chunk.slab;
@@ -144,7 +149,7 @@ final class ReusePool {
     }
 
     private Slab pollBareSlab(int bucket) {
-        Slab slab = slabs[bucket].poll();
+        Slab slab = slabs.get(bucket).poll();
         if (slab != null) {
             pooledBytes.addAndGet(-slab.size);
         }

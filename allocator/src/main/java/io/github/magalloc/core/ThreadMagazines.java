@@ -59,7 +59,7 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
 
     /** Cold: the first allocation of an event-loop (or opted-in) thread creates its magazine. */
     private ThreadMagazine newMagazineIfEligible() {
-        if (forAllThreads || FastThreadLocalThread.willCleanupFastThreadLocals(Thread.currentThread())) {
+        if (forAllThreads || FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals()) {
             return get();
         }
         return null;

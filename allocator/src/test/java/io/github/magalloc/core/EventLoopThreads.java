@@ -54,10 +54,18 @@ final class EventLoopThreads {
             }
         }
 
+        /** Waits for the loop to end; an interrupt fails the test that closes it (AutoCloseable's close may not). */
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             loop.shutdown();
-            loop.awaitTermination(30, TimeUnit.SECONDS);
+            try {
+                if (!loop.awaitTermination(30, TimeUnit.SECONDS)) {
+                    throw new AssertionError("the event loop did not end within 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted while the event loop ended", e);
+            }
         }
     }
 }

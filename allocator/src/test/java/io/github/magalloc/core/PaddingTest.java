@@ -17,7 +17,7 @@ class PaddingTest {
 
     @Test
     void aMagazinesOwnerIdIsALineAwayFromItsNeighboursAndItsOwnersFields() {
-        long ownerId = offset(MagazineShared.class, "ownerThreadId");
+        long ownerId = offset(Magazine.class, "ownerThreadId");
         assertThat(ownerId).as("leading padding").isGreaterThanOrEqualTo(BYTES);
         assertThat(offset(Magazine.class, "current") - ownerId).as("owner's fields").isGreaterThanOrEqualTo(BYTES);
         assertThat(offset(Magazine.class, "pool") - ownerId).isGreaterThanOrEqualTo(BYTES);
@@ -28,14 +28,14 @@ class PaddingTest {
         long freeCount = offset(SizeClassChunk.class, "freeCount");
         for (String shared : new String[] {"magazine", "remoteFrees", "parkedFreeCount", "remotelyReleased",
             "segmentCount"}) {
-            assertThat(freeCount - offset(SizeClassChunkShared.class, shared)).as(shared)
+            assertThat(freeCount - offset(SizeClassChunk.class, shared)).as(shared)
                 .isGreaterThanOrEqualTo(BYTES);
         }
     }
 
     @Test
     void theLockWordHasItsLinesToItself() {
-        long state = offset(MagazineLockState.class, "state");
+        long state = offset(MagazineLock.class, "state");
         assertThat(state).as("leading padding").isGreaterThanOrEqualTo(BYTES);
         long last = 0;
         for (Field pad : MagazineLock.class.getDeclaredFields()) {
@@ -48,21 +48,27 @@ class PaddingTest {
 
     @Test
     void theQueuesIndexesAreALineApartAndAwayFromItsConstants() {
-        long producer = offset(MpscIntQueueProducerFields.class, "producerIndex");
-        long limit = offset(MpscIntQueueProducerFields.class, "producerLimit");
-        long consumer = offset(MpscIntQueueConsumerFields.class, "consumerIndex");
-        long constants = Math.max(offset(MpscIntQueueBase.class, "mask"), offset(MpscIntQueueBase.class, "slots"));
+        long producer = offset(MpscIntQueue.class, "producerIndex");
+        long limit = offset(MpscIntQueue.class, "producerLimit");
+        long consumer = offset(MpscIntQueue.class, "consumerIndex");
+        long constants = Math.max(offset(MpscIntQueue.class, "mask"), offset(MpscIntQueue.class, "slots"));
         assertThat(Math.min(producer, limit) - constants).isGreaterThanOrEqualTo(BYTES);
         assertThat(consumer - Math.max(producer, limit)).isGreaterThanOrEqualTo(BYTES);
     }
 
+    /** The offset of field {@code name}, declared by {@code type} or one of its superclasses (the padding layers). */
     private static long offset(Class<?> type, String name) {
-        try {
-            Field field = type.getDeclaredField(name);
-            return (long) UNSAFE.getClass().getMethod("objectFieldOffset", Field.class).invoke(UNSAFE, field);
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError("no offset of " + type.getSimpleName() + "." + name, e);
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            try {
+                Field field = c.getDeclaredField(name);
+                return (long) UNSAFE.getClass().getMethod("objectFieldOffset", Field.class).invoke(UNSAFE, field);
+            } catch (NoSuchFieldException e) {
+                // declared further up
+            } catch (ReflectiveOperationException e) {
+                throw new AssertionError("no offset of " + c.getSimpleName() + "." + name, e);
+            }
         }
+        throw new AssertionError("no field " + name + " in " + type.getSimpleName() + " or its superclasses");
     }
 
     private static final Object UNSAFE = theUnsafe();

@@ -124,6 +124,8 @@ public final class Soak {
 
     /** Thrown inside a producer to make it die abruptly while it holds live buffers. */
     private static final class Killed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
         Killed() {
             super("killed on purpose", null, false, false);
         }
@@ -602,6 +604,8 @@ public final class Soak {
         System.setProperty("io.netty.leakDetection.acquireAndReleaseOnly", "true");
         ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
         ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new ResourceLeakDetectorFactory() {
+            // The abstract method a factory must implement; Netty 4.2 deprecates it with no abstract replacement.
+            @SuppressWarnings("deprecation")
             @Override
             public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
                                                                        long maxActive) {
