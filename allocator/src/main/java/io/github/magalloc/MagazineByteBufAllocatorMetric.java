@@ -61,7 +61,8 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
     /**
      * Large chunks (for requests above the size classes) whose memory is still held: by a magazine, or after their
      * magazine let go, by live buffers in them. Each magazine keeps the chunks its live large buffers use plus a few
-     * empty spares (the biggest one, or more up to a share of the bytes in use: docs/design.md, protocol 6).
+     * empty spares (the biggest one, or more up to a share of the bytes in use: protocol 6 (large chunks) in
+     * docs/design.md).
      */
     public long activeLargeChunks(boolean isDirect) {
         return pool(isDirect).metrics().largeChunks();

@@ -383,7 +383,7 @@ class MagazineByteBufAllocatorTest {
     @Timeout(30)
     void aStripesChunkWhoseBuffersAllCameBackOnAnotherThreadIsRetiredWithoutTrim() throws Exception {
         // A producer fills a chunk (and starts the next one, so the first is parked as full); this thread releases
-        // the first chunk's buffers. They go to its remote queue (the first also marks the chunk, protocol 2b), and
+        // the first chunk's buffers. They go to its remote queue (the first also marks the chunk, protocol 2b (parked chunks)), and
         // the release that completes it retires the chunk under the stripe's lock at once, instead of at the next
         // refill of the size or trim().
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();

@@ -16,16 +16,16 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * Release into a shared magazine ({@link Magazine#releaseShared}) on the thread that allocated the buffer (a stripe
+ * Release into a stripe ({@link Stripe#releaseFromOtherThread}) on the thread that allocated the buffer (a stripe
  * takes other threads' releases through the chunk's remote queue: {@link StripeRemoteReleaseStress}): each of two
- * threads allocates a buffer under the magazine's lock and releases it, and the second then allocates again. A
- * release frees its segment under the lock, waiting for it while the other thread holds it. Every segment and every
- * buffer object must come back exactly once, an allocation must not get a segment that is still held, and the
- * magazine must end unlocked. With the release planted to push its segment without the lock, 3 of 28 sanity
- * configurations fail ({@code 1, 1, 1}: a segment lost). Until the eighth session a release that found the lock busy
- * queued its buffer for the holder instead; that queue could strand a release with the lock free (outcome
- * {@code 1, 1, 0}, design.md protocol 2, "This invariant was broken until the seventh session"), and with the
- * publisher waiting for the lock anyway it was removed.
+ * threads allocates a buffer under the stripe's lock and releases it, and the second then allocates again. A
+ * release frees its segment under the lock, waiting for it while the other thread holds it, and finishes there:
+ * nothing is left for the holder (protocol 2 (stripes)). Every segment and every buffer object must come back
+ * exactly once, an allocation must not get a segment that is still held, and the stripe must end unlocked. With
+ * the release planted to push its segment without the lock, 3 of 28 sanity configurations fail ({@code 1, 1, 1}: a
+ * segment lost). Outcome {@code 1, 1, 0} is a release left unfinished with the lock free, which a release that
+ * queued its buffer for the holder instead of waiting could cause (the store-buffering case of
+ * {@link MagazineLock}).
  *
  * <p>Chunk of 4 segments: H is held throughout; after the race A and B are free again and C holds one: 2 free.
  */
