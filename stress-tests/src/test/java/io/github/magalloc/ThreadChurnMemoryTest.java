@@ -15,9 +15,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * event-loop producer threads allocate, hand most buffers to long-lived consumers and die; the consumers release
  * them later (most after their producer died, some through retained slices). Once every buffer is released, no
  * ended thread's magazine holds a byte, the reuse pool holds at most its budget, the shared magazines keep no more
- * than their current chunks, and magalloc holds no more than Netty's adaptive allocator after the same run.
- * Before ended magazines gave chunks back by themselves, this run left 554 MiB with magalloc against 147 MiB with
- * adaptive ({@link ThreadChurn}'s table, 300 + 120 producers).
+ * than their current chunks, and magalloc holds no more than Netty's adaptive allocator after the same run
+ * ({@link ThreadChurn} at a smaller size). An ended magazine's chunk goes back with its last buffer (protocol 4
+ * (ended threads)); the release that empties a stripe's large chunk gives the stripe's spare chunks back (protocol 6
+ * (large chunks)).
  */
 class ThreadChurnMemoryTest {
     private static final ThreadChurn.Config CONFIG = new ThreadChurn.Config(300, 300, 200, 8, 2000, 7);
@@ -38,8 +39,7 @@ class ThreadChurnMemoryTest {
             assertThat(metric.pooledFreeMemory(direct)).isLessThanOrEqualTo(metric.reuseBudget());
             assertThat(metric.hugeMemory(direct)).isZero();
             // The release that empties a stripe's large chunk gives the stripe's spares back: one chunk is left
-            // per stripe at most (before, every chunk the stripes' last burst used, until their next large
-            // allocation or trim()).
+            // per stripe at most, not every chunk the stripes' last burst used.
             assertThat(metric.activeLargeChunks(direct)).as("large chunks left, direct=%s", direct)
                 .isLessThanOrEqualTo(metric.sharedMagazines());
             // What is left besides the reuse pool belongs to the live shared magazines: one current chunk per size

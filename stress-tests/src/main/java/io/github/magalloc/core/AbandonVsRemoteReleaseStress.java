@@ -14,13 +14,15 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * A thread died holding its magazine, whose current chunk has one segment free and one held by a buffer. The reaper
- * abandons the magazine ({@link Magazine#abandon}: it becomes shared) while another thread releases that last buffer
- * through the public path ({@link Chunk#release}), which reads the owner id racily: it sees the dead thread's id
- * (remote queue) or {@link Magazine#SHARED} (the lock). Whichever it sees, the chunk must be
- * retired exactly once by the two of them, with no later trim or refill: nobody else will ever look at a dead
- * thread's magazine. Without the releaser's second look at the owner id after queueing
- * ({@link Magazine#onRemoteReleaseRaced}), a release that read the old id and queued after the abandon's drain
- * would be stranded: outcome {@code 0, 0, 2, 1}.
+ * ends the magazine ({@link ThreadMagazine#end}: an {@link EndedMagazine} takes it over, protocol 4 (ended
+ * threads)) while another thread releases that last buffer through the public path ({@link SizeClassChunk#release}),
+ * which reads the owner id racily: it sees the dead thread's id (the chunk's remote queue) or
+ * {@link Magazine#NO_OWNER_THREAD} (the hand-over's lock, {@link EndedMagazine#release}). Whichever it sees, the
+ * chunk must be retired exactly once by the two of them, with no later trim or refill: nobody else will ever look at
+ * an ended magazine. The releaser looks at the owner id again after queueing and, if the magazine ended meanwhile,
+ * sweeps the queues under the lock itself ({@link ThreadMagazine#releaseFromOtherThread},
+ * {@link EndedMagazine#sweepRemoteReleases}); without that second look, a release that read the old id and queued
+ * after the end's drain is stranded: outcome {@code 0, 0, 2, 1}.
  */
 @JCStressTest
 @Description("release of a dead thread's last buffer races the abandonment of its magazine")

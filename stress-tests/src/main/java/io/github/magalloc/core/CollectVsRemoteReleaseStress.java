@@ -16,8 +16,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * A refill finds no partial chunk and drains the full list ({@code Magazine.collectForeignReleases}) while another
  * thread releases the last live segment of the only full chunk. The collect visits each full chunk once; if it
  * sees the release, the chunk is entirely free and becomes current (not retired); if not, a new chunk serves and
- * the release waits in the queue. Replaces a test of the former bounded scan, which revisited a chunk it had
- * picked, retired it, and then returned it (found by this suite, fixed by the partial/full lists).
+ * the release waits in the queue. A refill retires only a second entirely free chunk, never the one it returns
+ * (design.md, "Refill and the places of a chunk"); the counting invariant of protocol 1 (release from any thread)
+ * must hold throughout.
  */
 @JCStressTest
 @Description("refill's collect of foreign releases races a foreign release that empties the only full chunk")

@@ -13,9 +13,10 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * Two threads notice the same dead thread at once ({@code trim()} and a new thread's first allocation both reap dead
- * threads' magazines). The magazine must be abandoned exactly once (a second abandonment would close its thread's
- * object cache twice and count it twice), and its chunk, still holding a live segment, must stay listed once, in
- * the now shared magazine, until that segment comes back.
+ * threads' magazines, {@link ThreadMagazines#reapDeadThreadMagazines}). The magazine must be ended exactly once
+ * (protocol 4 (ended threads): only the caller that removes it from the live set ends it; a second end would close
+ * its thread's object cache twice and count it twice), and its chunk, still holding a live segment, must stay listed
+ * once in the ended magazine until that segment comes back.
  */
 @JCStressTest
 @Description("two reapers race to abandon the same dead thread's magazine")

@@ -16,8 +16,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 /**
  * A caller's bug: two threads release the same buffer, whose count is 1, at the same time. The policy is Netty's:
  * the count is decremented with a compare-and-swap, so exactly one release deallocates and the other throws
- * {@link IllegalReferenceCountException}; the segment goes back once. The former fast path (read the count, then
- * store 0) let both through, and the segment was put on a free list twice: outcome {@code 1, 1}.
+ * {@link IllegalReferenceCountException}; the segment goes back once (protocol 1 (release from any thread)). A
+ * release that read the count and then stored 0 would let both through, and the segment would go on a free list
+ * twice: outcome {@code 1, 1}.
  *
  * <p>Nothing reads the buffer after the race: once released, its object goes back to the thread that built this
  * state, which builds the next state with it, so a late read would see that next buffer (a stale reference).

@@ -18,7 +18,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * fresh object's (memory elsewhere) and releases the fresh object, so A's old segment comes back through the
  * remote queue while A stays live. The owner's allocation on the exhausted chunk drains that queue. If it gets the
  * old segment, it must see that the slot's object no longer holds it (the foreign thread's memory writes come
- * before its queue offer, the owner's reads after its drain) and make a new object: never hand out A, which is live.
+ * before its queue offer, the owner's reads after its drain) and make a new object: never hand out A, which is live
+ * (segments' objects, protocol 5 (buffer objects)).
  */
 @JCStressTest
 @Description("a segment's own object grows away on a foreign thread while the owner refills its exhausted chunk")

@@ -12,9 +12,10 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * The lock of shared magazines (stripes, ended thread magazines): two threads take it (one with {@code lock()}, one spinning on {@code tryLock()}) and
- * do a plain read-modify-write of two fields under it, as a magazine's owner-only fields are written. Mutual
- * exclusion and the release/acquire pairing must make both updates visible and whole.
+ * The lock of shared magazines (stripes, protocol 2 (stripes), and ended thread magazines' hand-overs): two threads
+ * take it (one with {@code lock()}, one spinning on {@code tryLock()}) and do a plain read-modify-write of two fields
+ * under it, as a magazine's owner-only fields are written. Mutual exclusion and the release/acquire pairing must
+ * make both updates visible and whole.
  */
 @JCStressTest
 @Description("two threads update plain fields under a MagazineLock")

@@ -19,9 +19,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * allocator with a single shared magazine, as two plain threads use it: each allocates a buffer and releases it;
  * the first then reads its stale reference, as Netty's own tests and careless callers do. A released object goes
  * back to the cache of the thread that allocated it and only that thread hands it out again, so neither thread can
- * be given the other's object, and the stale read sees a count of 0. Before the cache existed, objects released on
- * plain threads went onto the shared magazine's stack, where the other thread's allocation could take one at once
- * (outcomes {@code *, *, 1} and {@code 1, *, *}).
+ * be given the other's object, and the stale read sees a count of 0 (object affinity, protocol 5 (buffer objects)).
+ * A stack of objects shared by the stripe's threads would let the other thread's allocation take a released object
+ * at once (outcomes {@code *, *, 1} and {@code 1, *, *}).
  */
 @JCStressTest
 @Description("two plain threads allocate and release through one shared magazine; one reads its stale reference")

@@ -16,7 +16,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * The owner allocates from its exhausted current chunk (two segments, both live) while another thread releases
  * one of them. The refill drains the remote queue: it either gets the released segment back or, when the release
  * comes too late, parks the chunk among the others and takes a new chunk. A segment still held by a buffer must
- * never be handed out, and the chunk's counts must stay exact: free + queued + live == 2.
+ * never be handed out, and the chunk's counts must stay exact: free + queued + live == 2 (the counting invariant of
+ * protocol 1 (release from any thread)).
  */
 @JCStressTest
 @Description("owner's allocation on an exhausted chunk (refill) races a foreign release to that chunk")

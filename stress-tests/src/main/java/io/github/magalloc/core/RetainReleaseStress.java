@@ -18,9 +18,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * A buffer with one reference is retained by one thread while another releases it: the retain lands before the
  * release (which then does not deallocate) or is refused with {@link IllegalReferenceCountException}. A retain that
  * succeeds on a buffer the release deallocated would hand its caller freed memory. Both sides are compare-and-swap
- * loops on the count in {@link MagByteBuf}; a retain that reads the count and then stores count + 1 lets the release
- * slip in between (outcome {@code 1, 1, 2}). Debug mode: objects are never recycled, so the arbiter reads this
- * state's object and nothing else.
+ * loops on the count in {@link io.github.magalloc.buffer.MagByteBuf}; a retain that reads the count and then stores
+ * count + 1 lets the release slip in between (outcome {@code 1, 1, 2}). Debug mode: objects are never recycled, so
+ * the arbiter reads this state's object and nothing else.
  */
 @JCStressTest
 @Description("refCnt 1: retain on one thread, release on another: never both a successful retain and a deallocation")

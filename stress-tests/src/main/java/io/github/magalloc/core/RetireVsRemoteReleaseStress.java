@@ -12,7 +12,7 @@ import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
 import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
- * Hazard 3 and the retirement state machine: a non-current chunk of two segments, both held by buffers. The
+ * Protocol 3 (chunk retirement): a non-current chunk of two segments, both held by buffers. The
  * owner releases one segment locally and then trims (drain + retire if entirely free); another thread releases
  * the other segment at the same time. Exactly one party may reclaim the chunk, only once no buffer holds a
  * segment, and no segment may be lost. The arbiter plays the owner's next trim.

@@ -16,7 +16,7 @@ import java.util.Set;
  * reaches a few private fields by reflection only to look. Nothing here is used by the allocator itself.
  */
 final class StressFixtures {
-    /** Slab pool budget 0: every retired chunk's slab is freed at once, so {@code slabsFreed} counts retirements. */
+    /** Reuse pool budget 0: every retired chunk's slab is freed at once, so {@code slabsFreed} counts retirements. */
     static final PoolSettings SETTINGS = new PoolSettings(0, SizeClasses.MAX_CHUNK_SIZE, SizeClasses.MAX_CHUNK_SIZE,
         2, false, false);
     static final MagazineByteBufAllocator ALLOCATOR = MagazineByteBufAllocator.builder().build();

@@ -14,13 +14,13 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * The first release into a stripe's chunk from another thread marks the chunk and then, under the stripe's lock,
- * collects the chunk's queue and publishes its free count ({@link Magazine#releaseShared}). Meanwhile a lock holder
- * may collect that very segment, make the chunk current, hand the segment out again and park the chunk full once
- * more; the releaser, getting the lock after it, then finds a full chunk with nothing to collect, which must stay
- * among the full chunks: {@code chunk in partial => freeCount > 0}, because a refill makes a partial chunk current
- * without looking, and an allocation from a chunk with no free segment gets segment -1 (a buffer at a negative
- * offset). With that condition planted out (a parked chunk moved to the partial list whatever its free count), this
- * test sees partial chunks with no free segment.
+ * collects the chunk's queue and publishes its free count ({@code Stripe.onFirstRemoteRelease}, protocol 2b (parked
+ * chunks)). Meanwhile a lock holder may collect that very segment, make the chunk current, hand the segment out
+ * again and park the chunk full once more; the releaser, getting the lock after it, then finds a full chunk with
+ * nothing to collect, which must stay among the full chunks: {@code chunk in partial => freeCount > 0}, because a
+ * refill makes a partial chunk current without looking, and an allocation from a chunk with no free segment gets
+ * segment -1 (a buffer at a negative offset). With that condition planted out (a parked chunk moved to the partial
+ * list whatever its free count), this test sees partial chunks with no free segment.
  *
  * <p>Chunk C of 1 segment, parked full (the stripe moved on to a new chunk D of 64); its buffer is released on
  * another thread. The lock holder allocates 66 buffers: D's 63 left, then C's segment (if collected), then a new chunk.

@@ -15,10 +15,11 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 /**
  * A stripe holds two large chunks with one live buffer each; two threads release those buffers at once, so each
  * release empties a chunk and then gives the stripe's spare chunks back under its lock
- * ({@link Magazine#onLargeChunkEmptied}). Whatever the order, the stripe must end with exactly one spare chunk, the
- * other chunk's slab given back exactly once, and the lock free. With the give-back planted to run without the
- * lock, the two passes share the stripe's list and its scratch list: every quick-mode configuration failed, the
- * passes throwing {@code IndexOutOfBoundsException} and {@code NullPointerException} from those lists.
+ * ({@link Stripe#onLargeChunkEmptied}, protocol 6 (large chunks)). Whatever the order, the stripe must end with
+ * exactly one spare chunk, the other chunk's slab given back exactly once, and the lock free. With the give-back
+ * planted to run without the lock, the two passes share the stripe's list and its scratch list: every quick-mode
+ * configuration fails, the passes throwing {@code IndexOutOfBoundsException} and {@code NullPointerException} from
+ * those lists.
  */
 @JCStressTest
 @Description("two releases empty two large chunks of a stripe at once; each gives spares back under the lock")

@@ -16,16 +16,16 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * The last two buffers of a stripe's parked chunk come back at once: one on the thread that allocated it (under the
  * lock, onto the local list), one on another thread (the chunk's remote queue, no lock). Whichever sees the chunk
  * empty retires it: the local release compares its free count with the queue's size, the remote one the queue's size
- * with the count the lock holder publishes ({@code parkedFreeCount}, {@link Magazine#releaseShared}). Each writes
- * its count before reading the other's, both with volatile writes (Dekker's handshake), so at least one sees the
- * chunk empty, and the lock lets only one retire it. A missed retirement would leave the empty chunk to the next
- * allocation of its size on that stripe or to {@code trim()}, which a stripe that plain threads stopped using may
- * never see. With the holder's write planted as a release store, 27 of 28 quick-mode configurations fail
- * ({@code 0, 0, 1}, 270 times in 1.35 million samples).
+ * with the count the lock holder publishes ({@code parkedFreeCount}, {@code Stripe.publishParkedFreeCount}; protocol
+ * 2b (parked chunks)). Each writes its count before reading the other's, both with volatile writes (Dekker's
+ * handshake), so at least one sees the chunk empty, and the lock lets only one retire it. A missed retirement would
+ * leave the empty chunk to the next allocation of its size on that stripe or to {@code trim()}, which a stripe that
+ * plain threads stopped using may never see. With the holder's write planted as a release store, 27 of 28
+ * quick-mode configurations fail ({@code 0, 0, 1}, 270 times in 1.35 million samples).
  *
  * <p>Chunk of 4 segments, parked (the stripe moved on to a new chunk); one segment released on the allocating thread
  * and one on another thread before the race (that first remote release marked the chunk and published its count under
- * the lock, {@link Magazine#onFirstRemoteRelease}), two held.
+ * the lock, {@code Stripe.onFirstRemoteRelease}), two held.
  */
 @JCStressTest
 @Description("the last local and the last remote release of a stripe's parked chunk race: the chunk must go back once")

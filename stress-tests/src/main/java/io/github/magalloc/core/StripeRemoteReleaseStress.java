@@ -14,14 +14,15 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 
 /**
  * A stripe's buffer released on a thread other than the one that allocated it goes to the chunk's remote queue,
- * without the stripe's lock ({@link Magazine#releaseShared}), while a lock holder allocates twice from that chunk
- * (three segments: one free, two live): the first allocation pops the free segment, the second finds the chunk
- * exhausted and drains the queue. The holder either gets the released segment back or, when the release comes too
- * late, parks the chunk among the others and takes a new chunk. A segment still held by a buffer must never be
- * handed out, the chunk's counts must stay exact (free + queued + live == 3), the lock must end free, and the
- * released object must have gone home (memory forgotten). With the release planted to push onto the
- * local list as the lock holder does, but without the lock, every jcstress sanity configuration fails (outcome
- * {@code 1, 2, 3}: the release reached the local list before the holder's first allocation).
+ * without the stripe's lock ({@link Stripe#releaseFromOtherThread}, protocol 2a (remote releases into a stripe)),
+ * while a lock holder allocates twice from that chunk (three segments: one free, two live): the first allocation
+ * pops the free segment, the second finds the chunk exhausted and drains the queue. The holder either gets the
+ * released segment back or, when the release comes too late, parks the chunk among the others and takes a new
+ * chunk. A segment still held by a buffer must never be handed out, the chunk's counts must stay exact (free +
+ * queued + live == 3), the lock must end free, and the released object must have gone home (memory forgotten).
+ * With the release planted to push onto the local list as the lock holder does, but without the lock, every jcstress
+ * sanity configuration fails (outcome {@code 1, 2, 3}: the release reached the local list before the holder's first
+ * allocation).
  */
 @JCStressTest
 @Description("a stripe's foreign release (remote queue, no lock) races the lock holder's refill of that chunk")

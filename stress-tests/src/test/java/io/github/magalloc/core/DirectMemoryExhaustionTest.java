@@ -42,9 +42,10 @@ class DirectMemoryExhaustionTest {
     }
 
     /**
-     * Found a bug (fixed, see docs/reliability.md): a refill that failed with OutOfMemoryError had already parked the
-     * exhausted chunk, which stayed {@code current[sizeClass]} as well; it was later listed twice and the next
-     * trim() threw ArrayIndexOutOfBoundsException from ChunkList.remove.
+     * A refill that fails with OutOfMemoryError leaves the magazine as it was: the exhausted chunk is parked only once
+     * its replacement exists (design.md, "Refill and the places of a chunk"). A refill that parked it first would leave
+     * it both current and listed; later refills would list it again and {@code trim()} would fail on the lists. Here:
+     * after the error, the same amount again, each buffer's bytes intact, and {@code trim()} gives everything back.
      */
     @Test
     @Order(2)
@@ -66,11 +67,11 @@ class DirectMemoryExhaustionTest {
     }
 
     /**
-     * Found a bug (fixed, see docs/reliability.md): Magazine.refill parked the exhausted current chunk C in its
-     * list of other chunks ({@code current = false}) before taking a new slab; when taking the slab throws
-     * OutOfMemoryError, {@code current[sizeClass]} still points at C. Later allocations keep using C as current
-     * although it is also listed; once it is entirely free, trim() (or a scan) retires it and frees its slab,
-     * while {@code current[sizeClass]} still hands out its segments: live buffers in freed memory.
+     * The same rule seen from the memory: if a refill parked the exhausted current chunk C before taking a new slab,
+     * and taking the slab threw OutOfMemoryError, C would stay {@code current[sizeClass]} while parked; once entirely
+     * free, {@code trim()} would retire it and free its slab while allocations still take its segments: live buffers
+     * in freed memory. After the error, a release, one allocation and {@code trim()}, a new buffer must live in a
+     * chunk that exists and in memory the allocator holds.
      */
     @Test
     @Order(3)

@@ -44,9 +44,9 @@ class FaultsTest {
     }
 
     /**
-     * Hazard 1: a stale reference to a buffer whose memory went to a new buffer. Debug mode never recycles buffer
-     * objects, so the stale reference stays released and cannot free the new owner's segment; the freed memory
-     * was poisoned, which the new buffer (same segment, LIFO) shows before it is written.
+     * A stale reference to a buffer whose memory went to a new buffer. Debug mode never recycles buffer objects, so the
+     * stale reference stays released and cannot free the new owner's segment; the freed memory was poisoned, which the
+     * new buffer (same segment, LIFO) shows before it is written.
      */
     @Test
     void staleRecycledBufferFailsLoudlyInDebugMode() {
@@ -68,7 +68,10 @@ class FaultsTest {
         assertThat(fresh.release()).isTrue();
     }
 
-    /** Hazard 2: a segment freed twice into the local stack or the remote queue throws instead of overflowing. */
+    /**
+     * A segment freed twice into the local stack or the remote queue throws instead of overflowing (the counting
+     * invariant of protocol 1 (release from any thread)).
+     */
     @Test
     void doubleFreeOfASegmentThrows() {
         MemoryPool pool = StressFixtures.newDebugPool(debug, true);
@@ -95,7 +98,7 @@ class FaultsTest {
         assertThat(remote.drainRemote()).isEqualTo(2);
     }
 
-    /** Hazard 2 in debug mode: the per-segment in-use bit catches a double free before any count overflows. */
+    /** A double free in debug mode: the per-segment in-use bit catches it before any count overflows. */
     @Test
     void debugModeCatchesADoubleFreeAtOnce() {
         MemoryPool pool = StressFixtures.newDebugPool(debug, false);
@@ -108,7 +111,10 @@ class FaultsTest {
             .isInstanceOf(IllegalStateException.class);
     }
 
-    /** Hazard 7: growing moves the buffer; the old bytes are copied before the old (poisoned) memory is freed. */
+    /**
+     * Growth (protocol 5 (buffer objects)) moves the buffer; the old bytes are copied before the old (poisoned) memory
+     * is freed.
+     */
     @Test
     void growCopiesBeforeFreeing() {
         for (boolean direct : new boolean[] {false, true}) {

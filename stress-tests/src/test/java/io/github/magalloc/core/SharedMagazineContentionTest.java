@@ -10,11 +10,11 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Bug 1 of docs/reliability.md in ordinary use (fixed): threads without a magazine of their own share one
- * magazine and each allocate and release one 256-byte buffer at a time. Every release to a shared magazine is
- * remote, and at most 4 of a chunk's 256 segments are live, so the chunk is nearly always almost entirely free.
- * The former bounded refill scan could revisit such a chunk, retire it although it was about to return it, and
- * throw {@code ArrayIndexOutOfBoundsException} out of {@code directBuffer()} (3 runs in 4).
+ * Threads without a magazine of their own share one stripe (protocol 2 (stripes)) and each allocate and release one
+ * 256-byte buffer at a time, so every allocation and every release contends for the stripe's lock, and at most 4 of
+ * a chunk's 256 segments are live: the chunk is nearly always almost entirely free. Any exception out of
+ * {@code directBuffer()} or {@code release()} fails the run (two threads in the stripe's lists at once, a segment
+ * handed out twice, a chunk retired while in use).
  */
 class SharedMagazineContentionTest {
     @Test

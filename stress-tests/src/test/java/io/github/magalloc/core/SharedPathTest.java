@@ -12,17 +12,17 @@ import java.util.concurrent.CyclicBarrier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Two hazards of the list in docs/reliability.md, under contention (one shared magazine, several threads): NIO
- * buffer state shared by the buffers of one slab (5), and a fallback to unpooled buffers (6).
+ * Two properties under contention (one stripe, several threads): the buffers of one slab share no NIO buffer state,
+ * and a busy stripe never makes the allocator fall back to unpooled buffers.
  */
 class SharedPathTest {
     static final int THREADS = 4;
     private static final int ROUNDS = 20_000;
 
     /**
-     * Hazard 6: threads contending for one shared magazine wait for it; every buffer they get is a pooled magalloc
-     * buffer (no unpooled fallback), and only a handful of slabs is ever taken. Each thread keeps a window of
-     * 64 live buffers, as a proxy does (an empty window is {@link SharedMagazineContentionTest}).
+     * Threads contending for one stripe wait for it (design.md, "Which magazine serves a thread"); every buffer they
+     * get is a pooled magalloc buffer (no unpooled fallback), and only a handful of slabs is ever taken. Each thread
+     * keeps a window of 64 live buffers, as a proxy does (an empty window is {@link SharedMagazineContentionTest}).
      */
     @Test
     void contentionNeverFallsBackToUnpooled() throws Exception {
@@ -50,8 +50,8 @@ class SharedPathTest {
     }
 
     /**
-     * Hazard 5: buffers cut from one slab share its ByteBuffer; NIO views handed out by different threads at the
-     * same time must each have their own position and limit.
+     * Buffers cut from one slab share its ByteBuffer; NIO views handed out by different threads at the same time must
+     * each have their own position and limit.
      */
     @Test
     void nioViewsOfOneSlabDoNotShareState() throws Exception {

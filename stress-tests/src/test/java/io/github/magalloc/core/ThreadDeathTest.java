@@ -15,9 +15,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Hazard 4: threads with magazines of their own die while their buffers live on. Other threads release those
- * buffers later; after {@code trim()} the dead thread's magazine is handed over, its chunks are reclaimed, memory
- * returns to zero (this allocator served no other thread), and the dead {@code Thread} is not kept reachable.
+ * Protocol 4 (ended threads): threads with magazines of their own die while their buffers live on. Other threads
+ * release those buffers later. A thread that cleans up at exit hands its magazine over then, and its chunks go back
+ * with their last buffers, before any {@code trim()}; a dead attached thread's magazine is ended by the reaper at
+ * {@code trim()}. Afterwards memory is zero (this allocator served no other thread) and the dead {@code Thread} and
+ * its buffer objects are not kept reachable.
  */
 class ThreadDeathTest {
     private static final int BUFFERS = 3_000;
