@@ -8,8 +8,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Runs in a JVM of its own (a surefire execution, see the allocator's pom) started with a bad value for every
  * {@code magalloc.*} property: {@code sharedMagazines=12}, {@code reuseBudgetBytes=-5},
  * {@code maxLargeChunkSize=3000000}, {@code maxPooledSize=lots}, {@code debug=maybe}. Each is ignored with a warning
- * and its built-in default used, so {@link MagazineByteBufAllocator#DEFAULT} and the builder keep working; before,
- * the first of them made the class fail to initialise ({@code ExceptionInInitializerError}, then
+ * and its built-in default used, so {@link MagazineByteBufAllocator#DEFAULT} and the builder keep working: a bad
+ * setting read while the class initialises must not make it fail ({@code ExceptionInInitializerError}, then
  * {@code NoClassDefFoundError} for every later use, even a valid {@code builder()} call).
  */
 class BadSystemPropertiesTest {

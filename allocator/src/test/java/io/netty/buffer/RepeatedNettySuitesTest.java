@@ -22,10 +22,9 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
  * Netty's buffer suites and allocator contract, run {@value #REPETITIONS} more times in this JVM against the same
  * long-lived {@link MagazineByteBufAllocator#DEFAULT} the other test classes have used: methods in a random order
  * (a new seed each time, printed on failure), eight tests at a time. This is how users run the allocator (one
- * instance for every thread, for weeks) and how a defect in recycling buffer objects showed: with a fresh
- * allocator per test it never did; with one shared allocator and eight tests at a time every run failed (7 to 10
- * of 1,689 tests), because a test's stale reference to a buffer it had released could reach a buffer object another
- * test had just been given (docs/design.md, "Buffer objects").
+ * instance for every thread, for weeks), and what object affinity must survive: a test's stale reference to a
+ * buffer it released (Netty's tests release twice on purpose) must never reach a buffer object another test has
+ * just been given (protocol 5 (buffer objects) in docs/design.md). A fresh allocator per test would hide a breach.
  */
 class RepeatedNettySuitesTest {
     private static final int REPETITIONS = Integer.getInteger("nettySuites.repetitions", 3);

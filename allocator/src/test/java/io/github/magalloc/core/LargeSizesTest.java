@@ -30,7 +30,8 @@ class LargeSizesTest {
     /**
      * One buffer in 50 lives 2,000 operations, the others 4 (sizes 40-512 KiB): the memory magazines hold (reserved
      * minus the reuse pool's empty slabs) stays within 2.2 times the live bytes at every step, and within 1.7 times at
-     * the median. Bump-allocated chunks, freed only when every buffer in them is, held far more (see reliability.md).
+     * the median. Bump-allocated chunks, freed only when every buffer in them is, would hold several times the live
+     * bytes here: one long-lived buffer would keep its whole chunk.
      */
     @Test
     void aFewLongLivedBuffersDoNotPinTheirChunks() throws Exception {
@@ -112,8 +113,7 @@ class LargeSizesTest {
     /**
      * A stripe has no owner that comes back for its emptied large chunks: the plain threads that lock it next may
      * not ask for a large buffer for a long time. So the release that empties a chunk gives the spares back at once,
-     * whichever thread it runs on. Before, a burst's chunks stayed until the stripe's next large allocation (a
-     * thread-churn run ended with 40-56 empty large chunks per memory type in two stripes).
+     * whichever thread it runs on; otherwise a burst's chunks would stay until the stripe's next large allocation.
      */
     @Test
     void aStripesEmptiedLargeChunksBeyondOneGoBackWithTheLastRelease() throws Exception {

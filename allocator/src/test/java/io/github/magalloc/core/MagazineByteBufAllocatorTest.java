@@ -329,7 +329,7 @@ class MagazineByteBufAllocatorTest {
         // A producer thread allocates, this thread releases: the segments go to the chunk's remote queue without
         // the stripe's lock (held here by this thread after the first release, so a release that needed it would
         // wait forever), and the producer's refill takes them back with no new slab. Only the first release into
-        // the chunk from another thread takes the lock, once, to mark the chunk (Magazine.onFirstRemoteRelease); the
+        // the chunk from another thread takes the lock, once, to mark the chunk (Stripe.onFirstRemoteRelease); the
         // chunk is current, so its segment stays in the queue too. A buffer released on the thread that allocated it
         // still goes back under the lock, at once.
         MagazineByteBufAllocator oneStripe = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
