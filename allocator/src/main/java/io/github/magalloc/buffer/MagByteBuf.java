@@ -4,6 +4,7 @@ import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.internal.PlatformDependent;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -38,6 +39,12 @@ import static io.netty.util.internal.ObjectUtil.checkPositive;
  */
 public abstract class MagByteBuf extends AbstractByteBuf {
     public static final byte POISON = (byte) 0xDE;
+    /**
+     * Whether direct buffers go through {@code Unsafe}: Netty has it and the CPU reads unaligned values. Decided
+     * here, not in {@link UnsafeDirectMagByteBuf}, so that the subclass is never loaded where it is not used: a
+     * loaded subclass would make the JIT treat {@link DirectMagByteBuf}'s methods as overridden.
+     */
+    private static final boolean UNSAFE_DIRECT = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
     private static final VarHandle REF_CNT;
 
     static {
@@ -86,7 +93,7 @@ public abstract class MagByteBuf extends AbstractByteBuf {
         if (!direct) {
             return new HeapMagByteBuf(pool, home);
         }
-        return UnsafeDirectMagByteBuf.USABLE ? new UnsafeDirectMagByteBuf(pool, home) : new DirectMagByteBuf(pool, home);
+        return UNSAFE_DIRECT ? new UnsafeDirectMagByteBuf(pool, home) : new DirectMagByteBuf(pool, home);
     }
 
     /** Prepares a fresh or recycled object to represent new memory. */

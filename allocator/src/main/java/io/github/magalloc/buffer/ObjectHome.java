@@ -6,6 +6,6 @@ package io.github.magalloc.buffer;
  * on, so that a stale reference sees a released object, not another thread's live buffer.
  */
 public interface ObjectHome {
-    /** Takes back {@code buf}, whose memory its {@link BufferMemory} has just taken back, on thread {@code threadId}. */
+    /** Takes back {@code buf}, whose memory its {@link BufferMemory} just took back, on thread {@code threadId}. */
     void recycle(MagByteBuf buf, long threadId);
 }

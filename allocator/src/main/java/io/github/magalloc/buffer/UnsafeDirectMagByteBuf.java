@@ -9,8 +9,6 @@ import io.netty.util.internal.PlatformDependent;
  * {@link io.netty.buffer.AbstractByteBuf}'s own.
  */
 final class UnsafeDirectMagByteBuf extends DirectMagByteBuf {
-    /** Whether this class may be used: Netty has {@code Unsafe} and the CPU reads unaligned values. */
-    static final boolean USABLE = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
     private static final boolean NATIVE_BE = PlatformDependent.BIG_ENDIAN_NATIVE_ORDER;
 
     /**

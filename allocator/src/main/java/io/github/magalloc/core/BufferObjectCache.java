@@ -4,9 +4,6 @@ import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.ObjectHome;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-
 /**
  * The recycled buffer objects of one thread (its "home") for buffers without a segment slot (shared magazines,
  * large and huge buffers): the only place such a released {@link MagByteBuf} object goes back to, and the only
@@ -61,17 +58,8 @@ final class BufferObjectCache implements ObjectHome {
      */
     private volatile boolean closed;
 
-    private static final VarHandle CLOSED;
 
-    static {
-        try {
-            CLOSED = MethodHandles.lookup().findVarHandle(BufferObjectCache.class, "closed", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /** A cache for the thread with id {@code ownerThreadId}; in debug mode it keeps nothing, so objects are never reused. */
+    /** A cache for the thread {@code ownerThreadId}; in debug mode it keeps nothing, so objects are never reused. */
     BufferObjectCache(MemoryPool pool, long ownerThreadId) {
         this.pool = pool;
         this.ownerThreadId = ownerThreadId;
@@ -151,10 +139,10 @@ final class BufferObjectCache implements ObjectHome {
     }
 
     private boolean lvClosed() {
-        return (boolean) CLOSED.getVolatile(this);
+        return closed;
     }
 
     private void svClosed(boolean value) {
-        CLOSED.setVolatile(this, value);
+        closed = value;
     }
 }

@@ -51,15 +51,6 @@ final class ChunkList {
         size--;
     }
 
-    /** Removes and returns the chunk added first, or null. */
-    SizeClassChunk pollFirst() {
-        SizeClassChunk chunk = head;
-        if (chunk != null) {
-            remove(chunk);
-        }
-        return chunk;
-    }
-
     /** The chunk added first, or null; iterate with {@link SizeClassChunk#next}. */
     SizeClassChunk first() {
         return head;

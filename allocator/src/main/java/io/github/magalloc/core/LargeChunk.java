@@ -103,7 +103,7 @@ final class LargeChunk extends Chunk {
     }
 
     private int lvLockState() {
-        return (int) LOCK_STATE.getVolatile(this);
+        return lockState;
     }
 
     private boolean casLockState(int expect, int update) {

@@ -31,7 +31,7 @@ final class LargeChunks {
         this.magazine = magazine;
     }
 
-    /** Counts a request of {@code initialCapacity} bytes into the average, once per request; returns its run's bytes. */
+    /** Counts a request of {@code initialCapacity} bytes into the average, once per request; returns its run. */
     int noteRequest(int initialCapacity) {
         int runBytes = LargeChunk.runBytes(initialCapacity);
         averageRunBytes += (runBytes - averageRunBytes) >> 3;
@@ -141,9 +141,5 @@ final class LargeChunks {
             chunks.get(i).detach();
         }
         chunks.clear();
-    }
-
-    int count() {
-        return chunks.size();
     }
 }

@@ -3,8 +3,6 @@ package io.github.magalloc.core;
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * A set of size-classed chunks and the owner of their free lists: per size class one current chunk that
@@ -55,7 +53,7 @@ abstract class Magazine extends MagazinePad {
      */
     abstract void releaseFromOtherThread(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId);
 
-    /** Any thread, holding no lock: a release emptied one of this magazine's large chunks (protocol 6 (large chunks)). */
+    /** Any thread, holding no lock: a release emptied a large chunk of this magazine (protocol 6 (large chunks)). */
     abstract void onLargeChunkEmptied();
 
     /** Owner: {@code chunk} was parked, unparked, or moved between the lists. */
@@ -145,7 +143,7 @@ abstract class Magazine extends MagazinePad {
         onPlaceChanged(chunk);
     }
 
-    /** Gives an entirely free chunk that is neither current nor parked back to the pool (protocol 3 (chunk retirement)). */
+    /** Gives an entirely free chunk, neither current nor parked, back to the pool (protocol 3 (chunk retirement)). */
     final void retire(SizeClassChunk chunk) {
         assert chunk.isEntirelyFree() && !chunk.isParked() && current[chunk.sizeClass] != chunk
             && chunk.lpMagazine() == this : "retired a chunk that is in use, placed, or not this magazine's";
@@ -201,7 +199,8 @@ abstract class Magazine extends MagazinePad {
 
     /** Slab size of the next chunk of the class: small for the magazine's first one, so rare classes cost little. */
     final int nextChunkSize(int sizeClass) {
-        return chunkCount(sizeClass) == 0 ? SizeClasses.firstChunkSizeOf(sizeClass) : SizeClasses.chunkSizeOf(sizeClass);
+        return chunkCount(sizeClass) == 0 ? SizeClasses.firstChunkSizeOf(sizeClass)
+            : SizeClasses.chunkSizeOf(sizeClass);
     }
 
     /**
@@ -363,35 +362,25 @@ abstract class MagazineShared extends CacheLinePadding {
     /** The owner id of a magazine that no thread owns: matches no thread, so every release goes to the kind. */
     static final long NO_OWNER_THREAD = -1;
 
-    private static final VarHandle OWNER_THREAD_ID;
-
-    static {
-        try {
-            OWNER_THREAD_ID = MethodHandles.lookup().findVarHandle(MagazineShared.class, "ownerThreadId", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     /**
      * The id of the thread that owns the lists without a lock, or {@link #NO_OWNER_THREAD}. Written at most twice:
      * in the constructor and once to {@link #NO_OWNER_THREAD} when a thread magazine ends (protocol 4 (ended
      * threads)). A releasing thread compares it with its own id: it can equal its own id only while it is the
      * owner (ids are never reused, and the owner's own write comes before anything it does later).
      */
-    private long ownerThreadId;
+    private volatile long ownerThreadId;
 
     MagazineShared(long ownerThreadId) {
         this.ownerThreadId = ownerThreadId;
     }
 
     final long lvOwnerThreadId() {
-        return (long) OWNER_THREAD_ID.getVolatile(this);
+        return ownerThreadId;
     }
 
     /** Volatile: one side of the ended-thread handshake (protocol 4 (ended threads)). */
     final void svOwnerThreadId(long id) {
-        OWNER_THREAD_ID.setVolatile(this, id);
+        ownerThreadId = id;
     }
 }
 

@@ -88,7 +88,7 @@ abstract class MagazineLockState extends CacheLinePadding {
     private volatile int state;
 
     final int lvState() {
-        return (int) STATE.getVolatile(this);
+        return state;
     }
 
     final boolean casState(int expect, int update) {

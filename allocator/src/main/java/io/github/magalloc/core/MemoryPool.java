@@ -67,7 +67,7 @@ public final class MemoryPool extends BufferPool {
         if (magazine != null) {
             return magazine.allocateLarge(initialCapacity, maxCapacity);
         }
-        return stripes.allocate(-1, initialCapacity, maxCapacity);
+        return stripes.allocate(Stripes.ABOVE_SIZE_CLASSES, initialCapacity, maxCapacity);
     }
 
     private MagByteBuf allocateHuge(BufferObjectCache objects, int initialCapacity, int maxCapacity) {
@@ -329,14 +329,12 @@ public final class MemoryPool extends BufferPool {
         return largeSlabReturn;
     }
 
+    /** The registry of thread magazines; the stress tests reap through it. */
     ThreadMagazines threads() {
         return threads;
     }
 
-    Stripes stripes() {
-        return stripes;
-    }
-
+    /** The reuse pool; tests look into it. */
     ReusePool reuse() {
         return reuse;
     }

@@ -42,7 +42,8 @@ final class ReusePool {
         int buckets = Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1;
         List<MpmcAtomicArrayQueue<Slab>> slabQueues = new ArrayList<>();
         for (int i = 0; i < buckets; i++) {
-            slabQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, (long) SizeClasses.MIN_CHUNK_SIZE << i)));
+            long slabSize = (long) SizeClasses.MIN_CHUNK_SIZE << i;
+            slabQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, slabSize)));
         }
         this.slabs = List.copyOf(slabQueues);
     }

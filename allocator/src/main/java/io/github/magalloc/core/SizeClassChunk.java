@@ -3,8 +3,6 @@ package io.github.magalloc.core;
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -201,7 +199,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
         }
         freeSegments[n] = segment;
         freeCount = ++n;
-        assert countsFit() : countsMessage();
+        assert countsFit();
         return n;
     }
 
@@ -216,7 +214,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
     int drainRemote() {
         int moved = remoteFrees.drainTo(freeSegments, freeCount, segmentCount - freeCount);
         freeCount += moved;
-        assert countsFit() : countsMessage();
+        assert countsFit();
         return moved;
     }
 
@@ -248,16 +246,17 @@ final class SizeClassChunk extends SizeClassChunkPad {
     }
 
     /**
-     * The counting invariant as the owner can check it: the claimed queue slots only grow under its feet, and
-     * each belongs to a segment no buffer holds, so {@code freeCount + |remoteFrees| <= segmentCount} at all times.
+     * For assertions: the counting invariant as the owner can check it. The claimed queue slots only grow under
+     * its feet, and each belongs to a segment no buffer holds, so {@code freeCount + |remoteFrees| <= segmentCount}
+     * at all times. Throws itself, so the hot callers' assert stays a few bytes (their size decides inlining).
      */
     private boolean countsFit() {
-        return freeCount >= 0 && freeCount + remoteFrees.size() <= segmentCount;
-    }
-
-    private String countsMessage() {
-        return "counting invariant broken: " + freeCount + " free + " + remoteFrees.size() + " queued > "
-            + segmentCount + " segments";
+        int queued = remoteFrees.size();
+        if (freeCount < 0 || freeCount + queued > segmentCount) {
+            throw new AssertionError("counting invariant broken: " + freeCount + " free + " + queued + " queued > "
+                + segmentCount + " segments");
+        }
+        return true;
     }
 
     private IllegalStateException doubleFree(int segment) {
@@ -280,7 +279,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
 
 /** The fields a releasing thread reads: fixed at creation, except the magazine and a stripe's parked mirror. */
 abstract class SizeClassChunkShared extends Chunk {
-    /** The parked count of a chunk not parked in a stripe: far enough below zero that no queue size adds up to a chunk. */
+    /** The parked count of a chunk not parked in a stripe: so far below zero that no queue size completes a chunk. */
     static final int NOT_PARKED = Integer.MIN_VALUE / 2;
 
     final int sizeClass;
@@ -295,25 +294,12 @@ abstract class SizeClassChunkShared extends Chunk {
      * A stripe's copy of {@code freeCount} for its releasers, who must not read the owner's line (protocol 2b
      * (parked chunks)). Written only by {@link Stripe}, the lock holder; read by remote releasers.
      */
-    private int parkedFreeCount = NOT_PARKED;
+    private volatile int parkedFreeCount = NOT_PARKED;
     /**
      * Set by the first release into a stripe's chunk from a thread other than the buffer's allocating thread,
      * cleared when the chunk is retired (protocol 2b (parked chunks)).
      */
-    private boolean remotelyReleased;
-
-    private static final VarHandle PARKED_FREE_COUNT;
-    private static final VarHandle REMOTELY_RELEASED;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            PARKED_FREE_COUNT = lookup.findVarHandle(SizeClassChunkShared.class, "parkedFreeCount", int.class);
-            REMOTELY_RELEASED = lookup.findVarHandle(SizeClassChunkShared.class, "remotelyReleased", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private volatile boolean remotelyReleased;
 
     SizeClassChunkShared(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
         super(slab, pool);
@@ -338,20 +324,20 @@ abstract class SizeClassChunkShared extends Chunk {
     }
 
     final int lvParkedFreeCount() {
-        return (int) PARKED_FREE_COUNT.getVolatile(this);
+        return parkedFreeCount;
     }
 
     /** Volatile, not ordered: one side of a Dekker handshake (see {@link Stripe#publishParkedFreeCount}). */
     final void svParkedFreeCount(int count) {
-        PARKED_FREE_COUNT.setVolatile(this, count);
+        parkedFreeCount = count;
     }
 
     final boolean lvRemotelyReleased() {
-        return (boolean) REMOTELY_RELEASED.getVolatile(this);
+        return remotelyReleased;
     }
 
     final void svRemotelyReleased(boolean released) {
-        REMOTELY_RELEASED.setVolatile(this, released);
+        remotelyReleased = released;
     }
 }
 

@@ -210,9 +210,16 @@ final class Stripe extends Magazine {
 
     // ------------------------------------------------------------------ the parked mirror
 
+    /**
+     * Written only when it changes: a volatile store costs a fence, and a refill moves a chunk twice (out of its list,
+     * then current). Not a handshake site: a parked chunk's count rises only in {@link #publishParkedFreeCount}.
+     */
     @Override
     void onPlaceChanged(SizeClassChunk chunk) {
-        chunk.svParkedFreeCount(chunk.isParked() ? chunk.freeCount : SizeClassChunk.NOT_PARKED);
+        int mirror = chunk.isParked() ? chunk.freeCount : SizeClassChunk.NOT_PARKED;
+        if (chunk.lvParkedFreeCount() != mirror) {
+            chunk.svParkedFreeCount(mirror);
+        }
     }
 
     @Override
@@ -250,9 +257,5 @@ final class Stripe extends Magazine {
         int mirror = chunk.lvParkedFreeCount();
         return chunk.isParked() ? mirror != SizeClassChunk.NOT_PARKED && mirror <= chunk.freeCount
             : mirror == SizeClassChunk.NOT_PARKED;
-    }
-
-    int largeChunkCount() {
-        return large.count();
     }
 }

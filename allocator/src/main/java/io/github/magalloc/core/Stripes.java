@@ -12,6 +12,9 @@ import io.github.magalloc.buffer.Slab;
  * slots back.
  */
 final class Stripes {
+    /** The size class argument of a request above the size classes: a run of pages in a large chunk. */
+    static final int ABOVE_SIZE_CLASSES = -1;
+
     private final MemoryPool pool;
     private final Stripe[] stripes;
     /** Buffer objects of the threads without a magazine of their own. */
@@ -23,10 +26,11 @@ final class Stripes {
         for (int i = 0; i < count; i++) {
             stripes[i] = new Stripe(pool);
         }
-        this.plainThreadObjects = ThreadLocal.withInitial(() -> new BufferObjectCache(pool, Thread.currentThread().getId()));
+        this.plainThreadObjects =
+            ThreadLocal.withInitial(() -> new BufferObjectCache(pool, Thread.currentThread().getId()));
     }
 
-    /** A buffer of {@code sizeClass}, or above the size classes if {@code sizeClass} is {@code -1}. */
+    /** A buffer of {@code sizeClass}, or a run of pages if it is {@link #ABOVE_SIZE_CLASSES}. */
     MagByteBuf allocate(int sizeClass, int initialCapacity, int maxCapacity) {
         Stripe stripe = lockStripe();
         MagByteBuf buf;
@@ -37,7 +41,8 @@ final class Stripes {
             if (allocate(stripe, buf, sizeClass, initialCapacity, maxCapacity, null)) {
                 return buf;
             }
-            slabSize = sizeClass < 0 ? stripe.newLargeSlabSize(initialCapacity) : stripe.nextChunkSize(sizeClass);
+            slabSize = sizeClass == ABOVE_SIZE_CLASSES ? stripe.newLargeSlabSize(initialCapacity)
+                : stripe.nextChunkSize(sizeClass);
         } finally {
             stripe.unlock();
         }
@@ -57,7 +62,7 @@ final class Stripes {
 
     private static boolean allocate(Stripe stripe, MagByteBuf buf, int sizeClass, int initialCapacity,
                                     int maxCapacity, Slab spare) {
-        return sizeClass < 0 ? stripe.allocateLarge(buf, initialCapacity, maxCapacity, spare)
+        return sizeClass == ABOVE_SIZE_CLASSES ? stripe.allocateLarge(buf, initialCapacity, maxCapacity, spare)
             : stripe.allocate(buf, sizeClass, initialCapacity, maxCapacity, spare);
     }
 
@@ -91,10 +96,5 @@ final class Stripes {
 
     int count() {
         return stripes.length;
-    }
-
-    /** Tests: stripe {@code index}. */
-    Stripe get(int index) {
-        return stripes[index];
     }
 }

@@ -2,8 +2,6 @@ package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.MagByteBuf;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 
 /**
@@ -31,19 +29,6 @@ final class ThreadMagazine extends Magazine {
      * of {@link #NO_OWNER_THREAD}, read only after a volatile read of that value: so a reader sees it set.
      */
     private EndedMagazine ended;
-
-    private static final VarHandle TRIM_REQUESTED;
-    private static final VarHandle LARGE_CHUNK_EMPTIED;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            TRIM_REQUESTED = lookup.findVarHandle(ThreadMagazine.class, "trimRequested", boolean.class);
-            LARGE_CHUNK_EMPTIED = lookup.findVarHandle(ThreadMagazine.class, "largeChunkEmptied", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     /** A magazine owned by {@code owner} (the calling thread, except in tests, where the caller plays it). */
     ThreadMagazine(MemoryPool pool, Thread owner) {
@@ -166,20 +151,16 @@ final class ThreadMagazine extends Magazine {
         }
     }
 
-    int largeChunkCount() {
-        return large.count();
-    }
-
     private boolean lvTrimRequested() {
-        return (boolean) TRIM_REQUESTED.getVolatile(this);
+        return trimRequested;
     }
 
     private void svTrimRequested(boolean requested) {
-        TRIM_REQUESTED.setVolatile(this, requested);
+        trimRequested = requested;
     }
 
     boolean lvLargeChunkEmptied() {
-        return (boolean) LARGE_CHUNK_EMPTIED.getVolatile(this);
+        return largeChunkEmptied;
     }
 
     /**
@@ -187,6 +168,6 @@ final class ThreadMagazine extends Magazine {
      * then seen by the next look), a releaser's setting store after its unlock of the emptied chunk.
      */
     private void svLargeChunkEmptied(boolean emptied) {
-        LARGE_CHUNK_EMPTIED.setVolatile(this, emptied);
+        largeChunkEmptied = emptied;
     }
 }

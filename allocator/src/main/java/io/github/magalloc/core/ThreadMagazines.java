@@ -3,8 +3,6 @@ package io.github.magalloc.core;
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -28,17 +26,6 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
      * plain-thread allocation, written once.
      */
     private volatile boolean plainThreadMagazines;
-
-    private static final VarHandle PLAIN_THREAD_MAGAZINES;
-
-    static {
-        try {
-            PLAIN_THREAD_MAGAZINES = MethodHandles.lookup()
-                .findVarHandle(ThreadMagazines.class, "plainThreadMagazines", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     ThreadMagazines(MemoryPool pool, boolean forAllThreads) {
         this.pool = pool;
@@ -132,10 +119,10 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
     }
 
     private boolean lvPlainThreadMagazines() {
-        return (boolean) PLAIN_THREAD_MAGAZINES.getVolatile(this);
+        return plainThreadMagazines;
     }
 
     private void svPlainThreadMagazines(boolean value) {
-        PLAIN_THREAD_MAGAZINES.setVolatile(this, value);
+        plainThreadMagazines = value;
     }
 }

@@ -19,9 +19,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * once in the ended magazine until that segment comes back.
  */
 @JCStressTest
-@Description("two reapers race to abandon the same dead thread's magazine")
-@Outcome(id = "1, 1, 0", expect = ACCEPTABLE, desc = "abandoned once, whichever reaper won; the chunk still listed")
-@Outcome(id = "2, .*, .*", expect = FORBIDDEN, desc = "abandoned twice")
+@Description("two reapers race to end the same dead thread's magazine")
+@Outcome(id = "1, 1, 0", expect = ACCEPTABLE, desc = "ended once, whichever reaper won; the chunk still listed")
+@Outcome(id = "2, .*, .*", expect = FORBIDDEN, desc = "ended twice")
 @Outcome(id = ".*, 0, .*", expect = FORBIDDEN, desc = "the chunk with a live segment was lost (or retired)")
 @Outcome(expect = FORBIDDEN, desc = "other, or the magazine still registered as live")
 @State

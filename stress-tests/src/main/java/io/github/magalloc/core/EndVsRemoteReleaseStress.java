@@ -25,21 +25,21 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * after the end's drain is stranded: outcome {@code 0, 0, 2, 1}.
  */
 @JCStressTest
-@Description("release of a dead thread's last buffer races the abandonment of its magazine")
-@Outcome(id = "1, 1, 2, 1", expect = ACCEPTABLE, desc = "the release was queued before the abandon's drain, which retired the chunk")
+@Description("release of a dead thread's last buffer races the end of its magazine")
+@Outcome(id = "1, 1, 2, 1", expect = ACCEPTABLE, desc = "the release was queued before the end's drain, which retired the chunk")
 @Outcome(id = "0, 1, 2, 1", expect = ACCEPTABLE, desc = "the release came later: under the lock, or by its own sweep")
 @Outcome(id = {"1, 2, 2, 1", "0, 2, 2, 1"}, expect = FORBIDDEN, desc = "the chunk was retired twice")
 @Outcome(id = "0, 0, 2, 1", expect = FORBIDDEN, desc = "the released segment was stranded: the dead thread's empty chunk is never reclaimed")
-@Outcome(expect = FORBIDDEN, desc = "a segment lost, a release left unfinished, or the magazine not shared")
+@Outcome(expect = FORBIDDEN, desc = "a segment lost, a release left unfinished, or the magazine not ended")
 @State
-public class AbandonVsRemoteReleaseStress {
+public class EndVsRemoteReleaseStress {
     private final MemoryPool pool = StressFixtures.newPool();
     /** Owned by a thread that was never started: not alive, as the reaper sees a dead owner. */
     private final ThreadMagazine dead = StressFixtures.ownedMagazine(pool);
     private final SizeClassChunk chunk = StressFixtures.newChunk(pool, dead, 2);
     private final MagByteBuf lastBuffer;
 
-    public AbandonVsRemoteReleaseStress() {
+    public EndVsRemoteReleaseStress() {
         StressFixtures.makeCurrent(dead, chunk);
         int held = chunk.allocateSegment();
         int freed = chunk.allocateSegment();
