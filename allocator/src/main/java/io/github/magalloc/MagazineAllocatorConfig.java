@@ -25,6 +25,9 @@ public final class MagazineAllocatorConfig {
     private static final long BUILT_IN_REUSE_BUDGET_BYTES = 16L * 1024 * 1024;
     private static final int BUILT_IN_MAX_POOLED_SIZE = 1024 * 1024;
     private static final int BUILT_IN_MAX_LARGE_CHUNK_SIZE = 8 * 1024 * 1024;
+    private static final long BUILT_IN_DECAY_MILLIS = 1000;
+    /** One hour: a longer period gives nothing back in any time an operator waits for. */
+    static final long MAX_DECAY_MILLIS = 3_600_000;
 
     static final boolean DEFAULT_PREFER_DIRECT =
         SystemPropertyUtil.getBoolean("magalloc.preferDirect", true);
@@ -40,6 +43,8 @@ public final class MagazineAllocatorConfig {
         MagazineAllocatorConfig::checkSharedMagazines);
     static final boolean DEFAULT_THREAD_LOCAL_FOR_ALL_THREADS =
         SystemPropertyUtil.getBoolean("magalloc.threadLocalMagazinesForAllThreads", false);
+    static final long DEFAULT_DECAY_MILLIS = longProperty("magalloc.decayMillis", BUILT_IN_DECAY_MILLIS,
+        MagazineAllocatorConfig::checkDecayMillis);
     static final boolean DEFAULT_DEBUG = SystemPropertyUtil.getBoolean("magalloc.debug", false);
 
     private final boolean preferDirect;
@@ -48,6 +53,7 @@ public final class MagazineAllocatorConfig {
     private final int maxLargeChunkSize;
     private final int sharedMagazines;
     private final boolean threadLocalMagazinesForAllThreads;
+    private final long decayMillis;
     private final boolean debug;
 
     MagazineAllocatorConfig(Builder b) {
@@ -55,12 +61,14 @@ public final class MagazineAllocatorConfig {
         throwIfInvalid(checkMaxLargeChunkSize(b.maxLargeChunkSize));
         throwIfInvalid(checkMaxPooledSize(b.maxPooledSize, b.maxLargeChunkSize));
         throwIfInvalid(checkSharedMagazines(b.sharedMagazines));
+        throwIfInvalid(checkDecayMillis(b.decayMillis));
         this.preferDirect = b.preferDirect;
         this.reuseBudgetBytes = b.reuseBudgetBytes;
         this.maxPooledSize = b.maxPooledSize;
         this.maxLargeChunkSize = b.maxLargeChunkSize;
         this.sharedMagazines = b.sharedMagazines;
         this.threadLocalMagazinesForAllThreads = b.threadLocalMagazinesForAllThreads;
+        this.decayMillis = b.decayMillis;
         this.debug = b.debug;
     }
 
@@ -89,6 +97,11 @@ public final class MagazineAllocatorConfig {
     static String checkSharedMagazines(int count) {
         return count >= 1 && Integer.bitCount(count) == 1 && count <= 1024 ? null
             : "sharedMagazines: " + count + " (expected: a power of two from 1 to 1024)";
+    }
+
+    static String checkDecayMillis(long millis) {
+        return millis >= 0 && millis <= MAX_DECAY_MILLIS ? null
+            : "decayMillis: " + millis + " (expected: 0 (off) to " + MAX_DECAY_MILLIS + ")";
     }
 
     /** A system property's value if it follows its rule, else (with a warning) the built-in default. */
@@ -142,6 +155,10 @@ public final class MagazineAllocatorConfig {
         return threadLocalMagazinesForAllThreads;
     }
 
+    public long decayMillis() {
+        return decayMillis;
+    }
+
     public boolean debug() {
         return debug;
     }
@@ -149,7 +166,7 @@ public final class MagazineAllocatorConfig {
     /** What each of the two memory pools is built with. */
     PoolSettings poolSettings() {
         return new PoolSettings(reuseBudgetBytes, maxPooledSize, maxLargeChunkSize, sharedMagazines,
-            threadLocalMagazinesForAllThreads, debug);
+            threadLocalMagazinesForAllThreads, decayMillis, debug);
     }
 
     @Override
@@ -157,7 +174,8 @@ public final class MagazineAllocatorConfig {
         return "MagazineAllocatorConfig{preferDirect=" + preferDirect + ", reuseBudgetBytes=" + reuseBudgetBytes
             + ", maxPooledSize=" + maxPooledSize + ", maxLargeChunkSize=" + maxLargeChunkSize
             + ", sharedMagazines=" + sharedMagazines
-            + ", threadLocalMagazinesForAllThreads=" + threadLocalMagazinesForAllThreads + ", debug=" + debug + '}';
+            + ", threadLocalMagazinesForAllThreads=" + threadLocalMagazinesForAllThreads + ", decayMillis=" + decayMillis
+            + ", debug=" + debug + '}';
     }
 
     /** Builds a {@link MagazineByteBufAllocator}; starts from the defaults (and their system properties). */
@@ -168,6 +186,7 @@ public final class MagazineAllocatorConfig {
         private int maxLargeChunkSize = DEFAULT_MAX_LARGE_CHUNK_SIZE;
         private int sharedMagazines = DEFAULT_SHARED_MAGAZINES;
         private boolean threadLocalMagazinesForAllThreads = DEFAULT_THREAD_LOCAL_FOR_ALL_THREADS;
+        private long decayMillis = DEFAULT_DECAY_MILLIS;
         private boolean debug = DEFAULT_DEBUG;
 
         Builder() {
@@ -206,6 +225,16 @@ public final class MagazineAllocatorConfig {
         /** Give every thread its own magazine, not only event-loop threads. */
         public Builder threadLocalMagazinesForAllThreads(boolean enabled) {
             this.threadLocalMagazinesForAllThreads = enabled;
+            return this;
+        }
+
+        /**
+         * Period of the decay tick of an event loop's magazine, in milliseconds; 0 turns it off. Memory the loop's
+         * magazine holds beyond its live buffers goes back to the reuse pool within two periods of its release,
+         * whether or not the loop keeps allocating.
+         */
+        public Builder decayMillis(long millis) {
+            this.decayMillis = millis;
             return this;
         }
 

@@ -21,6 +21,15 @@ class MagazineAllocatorConfigTest {
     }
 
     @Test
+    void decayMillisIsFromZeroToAnHour() {
+        rejects(MagazineByteBufAllocator.builder().decayMillis(-1), "decayMillis: -1");
+        rejects(MagazineByteBufAllocator.builder().decayMillis(3_600_001), "decayMillis: 3600001");
+        assertThat(MagazineByteBufAllocator.builder().decayMillis(0).config().decayMillis()).isZero();
+        assertThat(MagazineByteBufAllocator.builder().decayMillis(3_600_000).config().decayMillis())
+            .isEqualTo(3_600_000);
+    }
+
+    @Test
     void maxLargeChunkSizeIsAPowerOfTwoFrom512KiBTo1GiB() {
         rejects(MagazineByteBufAllocator.builder().maxLargeChunkSize(3_000_000), "maxLargeChunkSize: 3000000");
         rejects(MagazineByteBufAllocator.builder().maxLargeChunkSize(256 * KIB).maxPooledSize(64 * KIB),

@@ -64,6 +64,11 @@ final class LargeChunk extends Chunk {
     /** An upper bound of the longest run of free pages; see the invariants. Written under the lock only. */
     private int freeRunBound;
     private boolean detached;
+    /**
+     * Owner only, outside the lock: set by a decay tick, cleared by an allocation from this chunk; an unused chunk
+     * still marked at a tick served nothing for a whole period (protocol 7 (decay)).
+     */
+    boolean decayMark;
 
     private static final VarHandle FREE_RUN_BOUND;
     private static final VarHandle LOCK_STATE;

@@ -51,6 +51,7 @@ final class LargeChunks {
             LargeChunk chunk = chunks.get(i);
             int offset = chunk.allocate(runBytes);
             if (offset >= 0) {
+                chunk.decayMark = false;
                 buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
                 if (spare != null) {
                     pool.releaseLargeSlab(spare);
@@ -130,6 +131,24 @@ final class LargeChunks {
                 i++;
             }
         }
+    }
+
+    /**
+     * Owner, at a decay tick (protocol 7 (decay)): gives back every chunk that no buffer uses and that served no
+     * allocation since the previous tick, and marks the others. Returns whether a chunk is left.
+     */
+    boolean decay() {
+        for (int i = 0; i < chunks.size(); ) {
+            LargeChunk chunk = chunks.get(i);
+            if (chunk.decayMark && chunk.isUnused()) {
+                chunks.remove(i);
+                chunk.detach();
+            } else {
+                chunk.decayMark = true;
+                i++;
+            }
+        }
+        return !chunks.isEmpty();
     }
 
     /**

@@ -116,6 +116,7 @@ abstract class Magazine extends MagazinePad {
         int sizeClass = next.sizeClass;
         SizeClassChunk replaced = current[sizeClass];
         current[sizeClass] = next;
+        next.decayMark = false;
         onPlaceChanged(next);
         if (replaced != null) {
             park(replaced);
@@ -287,6 +288,51 @@ abstract class Magazine extends MagazinePad {
             }
         }
         collectAllRemoteReleases(false);
+    }
+
+    /**
+     * Owner, at a decay tick (protocol 7 (decay)): retires every parked chunk that is entirely free and still
+     * carries the mark of the previous tick (it was not current since: nobody allocated from it for a whole
+     * period), marks the others, and parks every entirely free current chunk, marked: the next allocation of its
+     * class makes it current again (a refill, which clears the mark), else the next tick retires it. Partial lists
+     * first, so that a chunk this tick moves there is not looked at twice. Returns whether a chunk is left.
+     */
+    final boolean decaySizeClassedChunks() {
+        boolean holds = false;
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            decayParked(partial[sizeClass]);
+            decayParked(full[sizeClass]);
+            SizeClassChunk chunk = current[sizeClass];
+            if (chunk != null) {
+                chunk.drainRemote();
+                if (chunk.isEntirelyFree()) {
+                    current[sizeClass] = null;
+                    chunk.decayMark = true;
+                    park(chunk);
+                }
+            }
+            holds |= chunkCount(sizeClass) > 0;
+        }
+        return holds;
+    }
+
+    private void decayParked(ChunkList list) {
+        for (SizeClassChunk chunk = list == null ? null : list.first(), following; chunk != null; chunk = following) {
+            following = chunk.next;
+            int moved = chunk.drainRemote();
+            if (moved > 0) {
+                onParkedFreeCountRose(chunk);
+            }
+            if (chunk.isEntirelyFree() && chunk.decayMark) {
+                unpark(chunk);
+                retire(chunk);
+                continue;
+            }
+            chunk.decayMark = true;
+            if (moved > 0 && chunk.list == full[chunk.sizeClass]) {
+                moveToPartial(chunk);
+            }
+        }
     }
 
     /** Owner: parks every current chunk, so that the release of its last buffer retires it. */

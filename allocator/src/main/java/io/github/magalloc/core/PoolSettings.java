@@ -9,8 +9,9 @@ package io.github.magalloc.core;
  * @param maxLargeChunkSize largest slab cut into pages for requests above the size classes
  * @param sharedMagazines number of stripes (a power of two)
  * @param threadLocalMagazinesForAllThreads whether every thread gets a magazine of its own
+ * @param decayMillis period of an event loop's magazine's decay tick (protocol 7 (decay)); 0 for none
  * @param debug whether freed memory is poisoned and buffer objects are never reused
  */
 public record PoolSettings(long reuseBudgetBytes, int maxPooledSize, int maxLargeChunkSize, int sharedMagazines,
-                           boolean threadLocalMagazinesForAllThreads, boolean debug) {
+                           boolean threadLocalMagazinesForAllThreads, long decayMillis, boolean debug) {
 }

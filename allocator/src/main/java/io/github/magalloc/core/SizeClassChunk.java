@@ -65,6 +65,11 @@ final class SizeClassChunk extends SizeClassChunkPad {
     final MagByteBuf[] objects;
     /** The thread whose magazine made the objects in {@link #objects} (its magazine's owner id when activated). */
     private long objectsThreadId;
+    /**
+     * Owner only: set by a decay tick, cleared when the chunk is made current; a parked chunk that is entirely free
+     * and still marked at a tick was not allocated from for a whole period (protocol 7 (decay)).
+     */
+    boolean decayMark;
     /** The owner's list (partial or full) that holds this chunk, or null: current, or in no magazine. */
     ChunkList list;
     SizeClassChunk prev;

@@ -20,6 +20,8 @@ final class ThreadMagazine extends Magazine {
     /** The owner's buffer objects for its large and huge buffers (its size-classed ones use their segments'). */
     final BufferObjectCache objects;
     private final LargeChunks large;
+    /** Gives back, on this thread's event loop, what the magazine holds beyond its live buffers. */
+    private final MagazineDecay decay;
     /** Set by {@code trim()} from any thread; the owner acts on it at its next refill or large allocation. */
     private volatile boolean trimRequested;
     /** Set by a release that emptied a large chunk; the owner gives spare chunks back at its next large allocation. */
@@ -37,6 +39,8 @@ final class ThreadMagazine extends Magazine {
         this.ownerThread = new WeakReference<>(owner);
         this.objects = new BufferObjectCache(pool, threadId);
         this.large = new LargeChunks(pool, this);
+        this.decay = owner == Thread.currentThread()
+            ? MagazineDecay.forCurrentThread(this, pool.settings().decayMillis()) : MagazineDecay.NONE;
     }
 
     // ------------------------------------------------------------------ owner
@@ -58,20 +62,44 @@ final class ThreadMagazine extends Magazine {
     /** Cold: a trim asked for is done first, then the current chunk is replaced; may take a slab from the system. */
     private SizeClassChunk refillCurrent(int sizeClass) {
         trimIfRequested();
-        return refill(sizeClass, null, true);
+        SizeClassChunk chunk = refill(sizeClass, null, true);
+        decay.onChunkTaken();
+        return chunk;
     }
 
     /** A buffer above the size classes: a run of pages in a large chunk (protocol 6 (large chunks)). */
     MagByteBuf allocateLarge(int initialCapacity, int maxCapacity) {
         trimIfRequested();
+        releaseLargeSparesIfEmptied();
+        MagByteBuf buf = objects.take();
+        large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null, true);
+        decay.onChunkTaken();
+        return buf;
+    }
+
+    /** Owner: if a release emptied a large chunk since the last look, gives back the spares beyond the allowance. */
+    void releaseLargeSparesIfEmptied() {
         if (lvLargeChunkEmptied()) {
             // Cleared before the chunks are looked at, so an emptying that this pass misses sets it again.
             svLargeChunkEmptied(false);
             large.releaseSpares();
         }
-        MagByteBuf buf = objects.take();
-        large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null, true);
-        return buf;
+    }
+
+    /**
+     * Owner: one decay tick (protocol 7 (decay)): a trim asked for, spares of emptied large chunks, then every chunk
+     * that stayed unused for a whole period goes back. Returns whether the magazine still holds a chunk.
+     */
+    boolean decayTick() {
+        trimIfRequested();
+        releaseLargeSparesIfEmptied();
+        boolean holdsLarge = large.decay();
+        return decaySizeClassedChunks() || holdsLarge;
+    }
+
+    /** True on the owner thread while the magazine has not ended (ids are never reused). */
+    boolean isOwnedByCurrentThread() {
+        return lvOwnerThreadId() == Thread.currentThread().getId();
     }
 
     private void trimIfRequested() {
@@ -103,11 +131,17 @@ final class ThreadMagazine extends Magazine {
         }
     }
 
-    /** Written only when not set, so a stream of releases does not keep writing the line other releasers read. */
+    /**
+     * Written only when not set, so a stream of releases does not keep writing the line other releasers read; the
+     * releaser that sets it asks the owner's event loop to collect now rather than at the next large allocation or
+     * tick. A releaser that finds it set needs no request of its own: the owner has not cleared it yet, and clears
+     * it before it looks at the chunks, so that look sees this emptying (protocol 7 (decay)).
+     */
     @Override
     void onLargeChunkEmptied() {
         if (!lvLargeChunkEmptied()) {
             svLargeChunkEmptied(true);
+            decay.requestCollect();
         }
     }
 
