@@ -3,6 +3,7 @@ package io.github.magalloc.core;
 import io.github.magalloc.buffer.MagByteBuf;
 
 import java.lang.ref.WeakReference;
+import java.util.function.Function;
 
 /**
  * A thread's own magazine: an event loop's, or a thread's that opted in. Its thread is the owner: it allocates and
@@ -32,15 +33,23 @@ final class ThreadMagazine extends Magazine {
      */
     private EndedMagazine ended;
 
-    /** A magazine owned by {@code owner} (the calling thread, except in tests, where the caller plays it). */
+    /**
+     * A magazine owned by {@code owner} (the calling thread, except in tests, where the caller plays it), with decay
+     * ticks on the owner's event loop if it runs one.
+     */
     ThreadMagazine(MemoryPool pool, Thread owner) {
+        this(pool, owner, magazine -> owner == Thread.currentThread()
+            ? MagazineDecay.forCurrentThread(magazine, pool.settings().decayMillis()) : MagazineDecay.NONE);
+    }
+
+    /** A magazine whose decay {@code decayOf} makes (stress tests stand in for the event loop). */
+    ThreadMagazine(MemoryPool pool, Thread owner, Function<ThreadMagazine, MagazineDecay> decayOf) {
         super(pool, owner.getId());
         this.threadId = owner.getId();
         this.ownerThread = new WeakReference<>(owner);
         this.objects = new BufferObjectCache(pool, threadId);
         this.large = new LargeChunks(pool, this);
-        this.decay = owner == Thread.currentThread()
-            ? MagazineDecay.forCurrentThread(this, pool.settings().decayMillis()) : MagazineDecay.NONE;
+        this.decay = decayOf.apply(this);
     }
 
     // ------------------------------------------------------------------ owner
