@@ -1,0 +1,106 @@
+package io.github.magalloc.e2e;
+
+import io.github.magalloc.MagazineByteBufAllocator;
+import io.github.magalloc.workload.AllocatorKind;
+import io.github.magalloc.workload.PeakScenario;
+import io.github.magalloc.workload.PeakScenario.After;
+import io.github.magalloc.workload.PeakScenario.Releaser;
+import io.netty.buffer.ByteBufAllocator;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Memory back after a traffic peak on event loops, with nobody calling trim() (protocol 7 (decay) in design.md): two
+ * Netty event executors hold a peak of mixed sizes (64 B to 64 KiB), release it (each loop its own buffers, or another
+ * thread all of them), then carry light traffic (one 1 KiB buffer every 10 ms), none, or light traffic whose size class
+ * moves every second. Heap and direct. The allocator's own metric must settle at or below the reuse budget plus
+ * {@link #SLACK_BYTES} within {@link #SETTLE_SECONDS}, and, where Netty's adaptive allocator runs the same scenario,
+ * stay at or below it at every sample.
+ */
+class AfterPeakMemoryTest {
+    private static final long PEAK_BYTES = 64L << 20;
+    private static final long REUSE_BUDGET = 4L << 20;
+    /** The chunks light traffic keeps: one per loop of the class it allocates from, with room to spare. */
+    private static final long SLACK_BYTES = 1L << 20;
+    /** Two decay periods of the default 1 s, plus a second for the loops' scheduling. */
+    private static final double SETTLE_SECONDS = 3;
+    private static final double[] SAMPLES = {0, 1, 2, SETTLE_SECONDS};
+    private static final long SEED = 31;
+
+    @Test
+    void eventLoopsGiveThePeakBackWithNoTrim() throws Exception {
+        List<String> table = new ArrayList<>();
+        table.add(String.format("%-9s %-6s %-6s %-5s %9s %9s %9s %9s", "allocator", "memory", "after", "by",
+            "released", "+1 s", "+2 s", "+3 s"));
+        List<String> failures = new ArrayList<>();
+        for (boolean direct : new boolean[] {true, false}) {
+            for (After after : After.values()) {
+                for (Releaser releaser : Releaser.values()) {
+                    long[] magalloc = run(magalloc(), direct, after, releaser);
+                    table.add(row("magalloc", direct, after, releaser, magalloc));
+                    long bound = REUSE_BUDGET + SLACK_BYTES;
+                    if (magalloc[SAMPLES.length - 1] > bound) {
+                        failures.add(String.format("%s %s %s: %,d bytes used %.0f s after the release, bound %,d",
+                            memory(direct), after, releaser, magalloc[SAMPLES.length - 1], SETTLE_SECONDS, bound));
+                    }
+                    if (direct && after != After.MOVING && releaser == Releaser.OWNER) {
+                        long[] adaptive = run(AllocatorKind.ADAPTIVE.create(true), true, after, releaser);
+                        table.add(row("adaptive", true, after, releaser, adaptive));
+                        for (int i = 0; i < SAMPLES.length; i++) {
+                            if (magalloc[i] > adaptive[i]) {
+                                failures.add(String.format("%s %s at +%.0f s: magalloc %,d bytes > adaptive %,d",
+                                    after, releaser, SAMPLES[i], magalloc[i], adaptive[i]));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        System.out.println(String.join(System.lineSeparator(), table));
+        assertThat(failures).as(String.join(System.lineSeparator(), table)).isEmpty();
+    }
+
+    private static ByteBufAllocator magalloc() {
+        return MagazineByteBufAllocator.builder().reuseBudgetBytes(REUSE_BUDGET).build();
+    }
+
+    /** Used memory at each of {@link #SAMPLES} seconds after the release. */
+    private static long[] run(ByteBufAllocator allocator, boolean direct, After after, Releaser releaser)
+            throws Exception {
+        PeakScenario scenario = new PeakScenario(allocator, direct, 2);
+        try {
+            long peak = scenario.peak(PEAK_BYTES, releaser, SEED);
+            assertThat(peak).isGreaterThanOrEqualTo(PEAK_BYTES);
+            long released = System.nanoTime();
+            scenario.startAfter(after);
+            long[] used = new long[SAMPLES.length];
+            for (int i = 0; i < SAMPLES.length; i++) {
+                long wait = released + (long) (SAMPLES[i] * 1e9) - System.nanoTime();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+                used[i] = scenario.usedMemory();
+            }
+            return used;
+        } finally {
+            scenario.close();
+        }
+    }
+
+    private static String row(String allocator, boolean direct, After after, Releaser releaser, long[] used) {
+        StringBuilder row = new StringBuilder(String.format("%-9s %-6s %-6s %-5s", allocator, memory(direct), after,
+            releaser));
+        for (long bytes : used) {
+            row.append(String.format(" %5.1f MiB", bytes / 1048576.0));
+        }
+        return row.toString();
+    }
+
+    private static String memory(boolean direct) {
+        return direct ? "direct" : "heap";
+    }
+}
