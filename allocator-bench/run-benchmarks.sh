@@ -3,8 +3,8 @@
 #
 #   allocator-bench/run-benchmarks.sh            quick selection, a few minutes, results in allocator-bench/target/bench-quick
 #   allocator-bench/run-benchmarks.sh --full     everything, 2 forks (hours), results in allocator-bench/results/<time>
-#   allocator-bench/run-benchmarks.sh --report   the quick selection with 2 forks (CrossThread 6), 3+5 iterations (~14 min): docs/benchmarks.md
-#   options: --only REGEX (runs named like AllocPattern-EVENT_LOOP, or Footprint), --forks N
+#   allocator-bench/run-benchmarks.sh --report   the quick selection with 2 forks (CrossThread 6), 3+5 iterations (~14 min, ~6.5 more for the after-a-peak table): docs/benchmarks.md
+#   options: --only REGEX (runs named like AllocPattern-EVENT_LOOP, or Footprint: the footprint and after-a-peak tables), --forks N
 #
 # Needs only a JDK (17+, JAVA_HOME or java on PATH) and Maven. MVN_ARGS=-o builds offline.
 set -euo pipefail

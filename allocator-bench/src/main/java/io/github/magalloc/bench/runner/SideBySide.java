@@ -32,20 +32,24 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Runs the allocators side by side and prints one table, the goal checks and the footprint table.
+ * Runs the allocators side by side and prints one table, the goal checks, the footprint table and the table of
+ * memory held after a peak.
  * Quick mode (default): a few configurations, 1 fork, 1 warmup + 2 measurement iterations of 1 s, a few minutes
  * on 2 cores; indicative only. {@code --full}: every benchmark with every param, both thread kinds, 2 forks and
  * the iterations of the annotations (3 warmup + 5 measurement of 1 s); hours. {@code --report}: the quick
  * selection with 2 forks (CrossThread: at least {@value #CROSS_THREAD_REPORT_FORKS}) and the annotations' iterations
- * (about 14 minutes): the run docs/benchmarks.md quotes.
- * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there, and
- * a chart of magalloc's ratios ({@link RatioChart}) to {@code ratios.svg}.
+ * (about 14 minutes, and about 6.5 more for the after-a-peak table's 12 JVMs of 30 s samples): the run
+ * docs/benchmarks.md quotes.
+ * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there,
+ * a chart of magalloc's ratios ({@link RatioChart}) to {@code ratios.svg}, and the footprint and after-a-peak
+ * rows to {@code footprint.tsv} and {@code peak.tsv}.
  *
  * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--threads N] [--jvm-arg ARG]...};
- * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP} or {@code Footprint};
+ * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP} or {@code Footprint} (the footprint
+ * and after-a-peak tables);
  * {@code --threads N} runs every benchmark with N worker threads (N event loops or N plain threads sharing the
  * allocator; for CrossThread N/2 producer-consumer pairs), the scaling run: the same command on a bigger machine;
- * {@code --jvm-arg} adds an argument to every benchmark and footprint JVM.
+ * {@code --jvm-arg} adds an argument to every benchmark, footprint and after-a-peak JVM.
  */
 public final class SideBySide {
     private static final String[] MAIN3 = {"MAGALLOC", "ADAPTIVE", "POOLED"};
@@ -56,6 +60,16 @@ public final class SideBySide {
      * ({@link Goals}), which two forks cannot show.
      */
     static final int CROSS_THREAD_REPORT_FORKS = 6;
+    /** Size of the peak in the after-a-peak table, MiB: far above what the allocators keep in steady traffic. */
+    private static final String PEAK_MIB = "256";
+    /** Seconds after the peak's release at which used memory is sampled: quick run, and --report or --full. */
+    private static final List<String> PEAK_SECONDS_QUICK = List.of("0", "1", "2", "5");
+    private static final List<String> PEAK_SECONDS_LONG = List.of("0", "1", "5", "15", "30");
+    /**
+     * Added to the fork args of an after-a-peak JVM: room for the peak's direct buffers and what the pool keeps
+     * besides them (the fork args' -Xmx2g is the room for heap).
+     */
+    private static final List<String> PEAK_JVM_ARGS = List.of("-XX:MaxDirectMemorySize=2g");
 
     /** One JMH invocation: one benchmark class on one kind of worker thread, with explicit params (none = all). */
     record Run(String benchmark, Workers workers, Map<String, String[]> params) {
@@ -209,6 +223,8 @@ public final class SideBySide {
         if (only == null || only.matcher("Footprint").find()) {
             console.println();
             complete &= footprint();
+            console.println();
+            complete &= afterPeak();
         }
         console.println();
         console.println("JSON results and jmh.log: " + out.toAbsolutePath());
@@ -303,11 +319,77 @@ public final class SideBySide {
         return ok;
     }
 
+    /**
+     * Memory the allocators hold after a traffic peak, with nobody calling trim: one {@link PeakReport} JVM per row
+     * (direct buffers, two event loops). Quick: light traffic after the peak, each loop releasing its own buffers;
+     * --report and --full add idle loops and releases from another thread, and sample for longer.
+     */
+    private boolean afterPeak() throws IOException, InterruptedException {
+        boolean quick = !full && !report;
+        List<String> traffics = quick ? List.of("LIGHT") : List.of("LIGHT", "IDLE");
+        List<String> releasers = quick ? List.of("OWNER") : List.of("OWNER", "OTHER");
+        List<String> seconds = quick ? PEAK_SECONDS_QUICK : PEAK_SECONDS_LONG;
+        console.println("After a peak (PeakReport, one JVM per row): " + PEAK_MIB + " MiB of direct buffers on 2 "
+                + "event loops, released; used = allocator metric (heap+direct) at each time after the release; "
+                + "no trim.");
+        List<String> header = new ArrayList<>(List.of("allocator", "traffic", "releaser", "peak MiB"));
+        for (String s : seconds) {
+            header.add("used MiB " + s + " s");
+        }
+        TextTable table = new TextTable(header.toArray(new String[0]));
+        List<String> tsv = new ArrayList<>();
+        boolean ok = true;
+        for (String traffic : traffics) {
+            for (String releaser : releasers) {
+                for (String kind : MAIN3) {
+                    List<String> args = new ArrayList<>(List.of(kind, "direct", traffic, releaser, PEAK_MIB));
+                    args.addAll(seconds);
+                    List<String> lines = new ArrayList<>();
+                    int exit = javaWithForkArgs(PEAK_JVM_ARGS, PeakReport.class.getName(), args, lines);
+                    // one PEAK line per sample: allocator, heap|direct, after, releaser, peak, seconds, used
+                    List<String> row = new ArrayList<>();
+                    for (String line : lines) {
+                        if (!line.startsWith(PeakReport.PREFIX)) {
+                            continue;
+                        }
+                        String fields = line.substring(PeakReport.PREFIX.length());
+                        tsv.add(fields);
+                        String[] c = fields.split("\t");
+                        if (row.isEmpty()) {
+                            row.addAll(List.of(c[0], c[2], c[3], mib(Double.parseDouble(c[4]))));
+                        }
+                        row.add(mib(Double.parseDouble(c[6])));
+                    }
+                    if (exit != 0 || row.size() != header.size()) {
+                        ok = false;
+                        console.println("PeakReport " + String.join(" ", args) + " FAILED (exit " + exit + "):");
+                        lines.forEach(l -> console.println("    " + l));
+                        continue;
+                    }
+                    table.add(row.toArray(new String[0]));
+                }
+            }
+        }
+        table.print(console);
+        Files.write(out.resolve("peak.tsv"), tsv);
+        return ok;
+    }
+
     /** Runs a main class of this jar in a JVM with the benchmark forks' args; collects its output lines. */
     private int javaWithForkArgs(String mainClass, List<String> args, List<String> lines)
             throws IOException, InterruptedException {
+        return javaWithForkArgs(List.of(), mainClass, args, lines);
+    }
+
+    /**
+     * As {@link #javaWithForkArgs(String, List, List)}, with {@code moreJvmArgs} before the forks' args: the JVM
+     * takes the last of repeated options, so a --jvm-arg still overrides them.
+     */
+    private int javaWithForkArgs(List<String> moreJvmArgs, String mainClass, List<String> args, List<String> lines)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(moreJvmArgs);
         command.addAll(jvmArgs);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
