@@ -31,8 +31,10 @@ import java.util.concurrent.atomic.LongAdder;
  * register its memory range and the buffer object itself, and hand it to random consumers. Consumers check the pattern, then release it, pass
  * it on, slice or duplicate it (retain), grow it, or hold it for a while. Producers die while their buffers live
  * on (normally, interrupted, or "killed" by an exception); {@code trim()} runs all the time. A quarter of the
- * producers use a second allocator in debug mode. At the end everything is released and the allocators' metrics
- * are checked, and Netty's leak detector, at PARANOID, must report nothing but a planted canary.
+ * producers use a second allocator in debug mode. Beside them, {@link PeakChecks} runs traffic peaks on event loops
+ * on an allocator nobody trims and checks that its used memory settles after each. At the end everything is
+ * released and the allocators' metrics are checked, and Netty's leak detector, at PARANOID, must report nothing but
+ * a planted canary.
  *
  * <p>{@code java -cp <stress-tests classpath> io.github.magalloc.soak.Soak} with {@code -Dsoak.seconds=60}
  * (default); exits 1 on any failure.
@@ -46,6 +48,7 @@ public final class Soak {
     private static final int MAX_FAILURES = 20;
     private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(Long.getLong("soak.progressSeconds", 60));
 
+    private final long seconds;
     private final long deadline;
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
     private final MagazineByteBufAllocator debugAllocator = MagazineByteBufAllocator.builder().debug(true).build();
@@ -80,6 +83,7 @@ public final class Soak {
     private static final LongAdder LEAKS = new LongAdder();
 
     private Soak(long seconds) {
+        this.seconds = seconds;
         this.deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     }
 
@@ -148,6 +152,11 @@ public final class Soak {
         }
         Thread trimmer = new Thread(this::trimAndInterrupt, "soak-trimmer");
         trimmer.start();
+        // Stops with the producers (deadline or first failure), after the peak it is checking.
+        PeakChecks peakChecks = new PeakChecks(seconds, () -> stopProducers, this::fail);
+        Thread peaks = new Thread(peakChecks, "soak-peaks");
+        peaks.setUncaughtExceptionHandler((th, e) -> fail("peak checks died: " + e));
+        peaks.start();
 
         List<Thread> producers = new ArrayList<>();
         int generation = 0;
@@ -171,6 +180,7 @@ public final class Soak {
         for (Thread t : producers) {
             t.join();
         }
+        peaks.join();
         stopConsumers = true;
         for (Thread t : consumers) {
             t.join();
@@ -190,7 +200,7 @@ public final class Soak {
             leftovers++;
         }
         double secondsRun = (System.nanoTime() - started) / 1e9;
-        report(secondsRun, leftovers);
+        report(secondsRun, leftovers, peakChecks);
         checkEnd();
         checkLeaks();
         synchronized (failures) {
@@ -495,11 +505,12 @@ public final class Soak {
 
     // ------------------------------------------------------------------ the end
 
-    private void report(double secondsRun, int leftovers) {
+    private void report(double secondsRun, int leftovers, PeakChecks peakChecks) {
         System.out.printf("soak: %.1f s, %d producer threads started (died: %d normally, %d interrupted, %d killed;"
-                + " %d buffers orphaned), %d consumers%n",
+                + " %d buffers orphaned), %d consumers, %d peaks of %d MiB checked (longest wait to settle %.2f s)%n",
             secondsRun, producersStarted.get(), diedNormally.sum(), diedInterrupted.sum(), diedKilled.sum(),
-            orphaned.sum(), CONSUMERS);
+            orphaned.sum(), CONSUMERS, peakChecks.checked(), peakChecks.peakBytes() >> 20,
+            peakChecks.longestWaitNanos() / 1e9);
         System.out.printf("soak: %,d allocations, %,d bytes allocated, %,d bytes checked, %,d hand-offs, %,d slices,"
                 + " %,d duplicates, %,d grows, %,d trims, %,d final releases, %d released at the end,"
                 + " peak %d live ranges, %d unlocatable%n",
