@@ -4,6 +4,8 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ImmediateEventExecutor;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -29,6 +31,22 @@ final class EventLoopDecay extends MagazineDecay {
     private final Runnable collect = this::collect;
     /** Owner only: the periodic tick, or {@link #STOPPED}. */
     private Future<?> ticks = STOPPED;
+    /**
+     * 1 from a request that queued the collect task until that task starts, else 0: at most one collect waits in
+     * the loop's queue, however many releases ask while the loop is busy. A request that finds 1 needs no task of
+     * its own: its read came before the task's clearing store, which comes before the task's look at the magazine.
+     */
+    private volatile int collectQueued;
+
+    private static final VarHandle COLLECT_QUEUED;
+
+    static {
+        try {
+            COLLECT_QUEUED = MethodHandles.lookup().findVarHandle(EventLoopDecay.class, "collectQueued", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** What {@link #ticks} holds while no tick is scheduled. */
     private static final Future<?> STOPPED = ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
@@ -57,6 +75,9 @@ final class EventLoopDecay extends MagazineDecay {
 
     @Override
     void requestCollect() {
+        if (lvCollectQueued() != 0 || !casCollectQueued(0, 1)) {
+            return;
+        }
         try {
             loop.execute(collect);
         } catch (RejectedExecutionException e) {
@@ -72,8 +93,22 @@ final class EventLoopDecay extends MagazineDecay {
     }
 
     private void collect() {
+        svCollectQueued(0);
         if (magazine.isOwnedByCurrentThread()) {
             magazine.releaseLargeSparesIfEmptied();
         }
+    }
+
+    private int lvCollectQueued() {
+        return collectQueued;
+    }
+
+    private boolean casCollectQueued(int expect, int update) {
+        return COLLECT_QUEUED.compareAndSet(this, expect, update);
+    }
+
+    /** Volatile: ordered before the task's read of the magazine's flag (see {@link #collectQueued}). */
+    private void svCollectQueued(int value) {
+        collectQueued = value;
     }
 }
