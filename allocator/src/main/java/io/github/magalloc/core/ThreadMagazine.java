@@ -8,8 +8,9 @@ import java.util.function.Function;
 /**
  * A thread's own magazine: an event loop's, or a thread's that opted in. Its thread is the owner: it allocates and
  * releases its own buffers with no lock and no atomics ({@link #allocate} is the fast path). Other threads' releases
- * come back through the chunks' remote queues, collected by the owner at its refills. When the thread ends, an
- * {@link EndedMagazine} takes the magazine over (protocol 4 (ended threads)).
+ * come back through the chunks' remote queues, collected by the owner at its refills and decay ticks (on the
+ * owner's event loop, if it runs one: protocol 7 (decay)). When the thread ends, an {@link EndedMagazine} takes the
+ * magazine over (protocol 4 (ended threads)).
  *
  * <p>Nothing keeps the thread reachable ({@link #ownerThread} is weak), so a dead thread can be noticed and its
  * magazine ended by another thread ({@link ThreadMagazines#reapDeadThreadMagazines}).
