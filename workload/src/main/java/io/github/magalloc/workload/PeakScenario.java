@@ -133,17 +133,22 @@ public final class PeakScenario {
     private List<ByteBuf> allocateUntil(long bytes, Random random) {
         List<ByteBuf> buffers = new ArrayList<>();
         long total = 0;
-        double logRange = Math.log((double) MAX_SIZE / MIN_SIZE);
         while (total < bytes) {
-            int size = (int) Math.min(MAX_SIZE, Math.round(MIN_SIZE * Math.exp(random.nextDouble() * logRange)));
-            ByteBuf buf = allocate(size);
+            ByteBuf buf = allocate(randomSize(random));
             buffers.add(buf);
             total += buf.capacity();
         }
         return buffers;
     }
 
-    private static Void shuffleAndRelease(List<ByteBuf> buffers, Random random) {
+    /** A buffer size of the peak's mix: {@link #MIN_SIZE} to {@link #MAX_SIZE}, log-uniform. */
+    public static int randomSize(Random random) {
+        double logRange = Math.log((double) MAX_SIZE / MIN_SIZE);
+        return (int) Math.min(MAX_SIZE, Math.round(MIN_SIZE * Math.exp(random.nextDouble() * logRange)));
+    }
+
+    /** Releases every buffer of {@code buffers} in a shuffled order; returns null, for use as a task. */
+    public static Void shuffleAndRelease(List<ByteBuf> buffers, Random random) {
         Collections.shuffle(buffers, random);
         for (ByteBuf buf : buffers) {
             buf.release();

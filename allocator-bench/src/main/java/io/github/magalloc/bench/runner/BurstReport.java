@@ -1,12 +1,12 @@
 package io.github.magalloc.bench.runner;
 
 import io.github.magalloc.MagazineByteBufAllocator;
+import io.github.magalloc.workload.PeakScenario;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -24,8 +24,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class BurstReport {
     private static final int WARM_UP = 5;
-    private static final int MIN_SIZE = 64;
-    private static final int MAX_SIZE = 64 * 1024;
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3) {
@@ -60,9 +58,9 @@ public final class BurstReport {
                 sleepUntil(start + TimeUnit.MILLISECONDS.toNanos(burstMillis));
                 long releaseStart = System.nanoTime();
                 if (ownerReleases) {
-                    loop.submit(() -> shuffleAndRelease(held, new Random(seed))).get();
+                    loop.submit(() -> PeakScenario.shuffleAndRelease(held, new Random(seed))).get();
                 } else {
-                    shuffleAndRelease(held, new Random(seed));
+                    PeakScenario.shuffleAndRelease(held, new Random(seed));
                 }
                 nanos += allocated + System.nanoTime() - releaseStart;
                 buffers += held.size();
@@ -79,22 +77,12 @@ public final class BurstReport {
     private static List<ByteBuf> allocateUntil(MagazineByteBufAllocator allocator, boolean direct, long bytes,
                                                Random random) {
         List<ByteBuf> buffers = new ArrayList<>();
-        double logRange = Math.log((double) MAX_SIZE / MIN_SIZE);
         for (long total = 0; total < bytes; ) {
-            int size = (int) Math.min(MAX_SIZE, Math.round(MIN_SIZE * Math.exp(random.nextDouble() * logRange)));
-            ByteBuf buf = direct ? allocator.directBuffer(size, size) : allocator.heapBuffer(size, size);
-            buffers.add(buf);
+            int size = PeakScenario.randomSize(random);
+            buffers.add(direct ? allocator.directBuffer(size, size) : allocator.heapBuffer(size, size));
             total += size;
         }
         return buffers;
-    }
-
-    private static Void shuffleAndRelease(List<ByteBuf> buffers, Random random) {
-        Collections.shuffle(buffers, random);
-        for (ByteBuf buf : buffers) {
-            buf.release();
-        }
-        return null;
     }
 
     private static void sleepUntil(long deadline) throws InterruptedException {
