@@ -67,7 +67,9 @@ final class EventLoopDecay extends MagazineDecay {
     /** Cold: schedules the ticks; a loop that is shutting down refuses, and its end hands the magazine over. */
     private void start() {
         try {
-            ticks = loop.scheduleAtFixedRate(tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+            // Fixed delay, not fixed rate: a loop that was busy past a due tick runs it once, not once per missed
+            // period back to back, so two ticks are always at least a period apart (the rule of the marks).
+            ticks = loop.scheduleWithFixedDelay(tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             ticks = STOPPED;
         }
