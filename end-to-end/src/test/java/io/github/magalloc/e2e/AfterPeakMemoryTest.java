@@ -18,17 +18,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Netty event executors hold a peak of mixed sizes (64 B to 64 KiB), release it (each loop its own buffers, or another
  * thread all of them), then carry light traffic (one 1 KiB buffer every 10 ms), none, or light traffic whose size class
  * moves every second. Heap and direct. The allocator's own metric must settle at or below the reuse budget plus
- * {@link #SLACK_BYTES} within {@link #SETTLE_SECONDS}, and, where Netty's adaptive allocator runs the same scenario,
- * stay at or below it at every sample.
+ * {@link #SLACK_BYTES} within {@link #SETTLE_SECONDS} (with the default decay it does within about 2 s), and, where
+ * Netty's adaptive allocator runs the same scenario, stay at or below it at every sample.
  */
 class AfterPeakMemoryTest {
     private static final long PEAK_BYTES = 64L << 20;
     private static final long REUSE_BUDGET = 4L << 20;
     /** The chunks light traffic keeps: one per loop of the class it allocates from, with room to spare. */
     private static final long SLACK_BYTES = 1L << 20;
-    /** Two decay periods of the default 1 s, plus a second for the loops' scheduling. */
-    private static final double SETTLE_SECONDS = 3;
-    private static final double[] SAMPLES = {0, 1, 2, SETTLE_SECONDS};
+    /** The bound's time: two decay periods of the default 1 s, plus the loops' delay in running a due tick. */
+    private static final double SETTLE_SECONDS = 5;
+    /** The table's sample times; the last sample waits, polling, for the bound until {@link #SETTLE_SECONDS}. */
+    private static final double[] SAMPLES = {0, 1, 2, 3};
     private static final long SEED = 31;
 
     @Test
@@ -40,15 +41,16 @@ class AfterPeakMemoryTest {
         for (boolean direct : new boolean[] {true, false}) {
             for (After after : After.values()) {
                 for (Releaser releaser : Releaser.values()) {
-                    long[] magalloc = run(magalloc(), direct, after, releaser);
-                    table.add(row("magalloc", direct, after, releaser, magalloc));
                     long bound = REUSE_BUDGET + SLACK_BYTES;
-                    if (magalloc[SAMPLES.length - 1] > bound) {
+                    long[] magalloc = run(magalloc(), direct, after, releaser, bound);
+                    table.add(row("magalloc", direct, after, releaser, magalloc));
+                    if (magalloc[SAMPLES.length] > bound) {
                         failures.add(String.format("%s %s %s: %,d bytes used %.0f s after the release, bound %,d",
-                            memory(direct), after, releaser, magalloc[SAMPLES.length - 1], SETTLE_SECONDS, bound));
+                            memory(direct), after, releaser, magalloc[SAMPLES.length], SETTLE_SECONDS, bound));
                     }
                     if (direct && after != After.MOVING && releaser == Releaser.OWNER) {
-                        long[] adaptive = run(AllocatorKind.ADAPTIVE.create(true), true, after, releaser);
+                        long[] adaptive =
+                            run(AllocatorKind.ADAPTIVE.create(true), true, after, releaser, Long.MAX_VALUE);
                         table.add(row("adaptive", true, after, releaser, adaptive));
                         for (int i = 0; i < SAMPLES.length; i++) {
                             if (magalloc[i] > adaptive[i]) {
@@ -68,8 +70,11 @@ class AfterPeakMemoryTest {
         return MagazineByteBufAllocator.builder().reuseBudgetBytes(REUSE_BUDGET).build();
     }
 
-    /** Used memory at each of {@link #SAMPLES} seconds after the release. */
-    private static long[] run(ByteBufAllocator allocator, boolean direct, After after, Releaser releaser)
+    /**
+     * Used memory at each of {@link #SAMPLES} seconds after the release, then the first used memory at or below
+     * {@code bound} up to {@link #SETTLE_SECONDS} (or the last seen).
+     */
+    private static long[] run(ByteBufAllocator allocator, boolean direct, After after, Releaser releaser, long bound)
             throws Exception {
         PeakScenario scenario = new PeakScenario(allocator, direct, 2);
         try {
@@ -77,7 +82,7 @@ class AfterPeakMemoryTest {
             assertThat(peak).isGreaterThanOrEqualTo(PEAK_BYTES);
             long released = System.nanoTime();
             scenario.startAfter(after);
-            long[] used = new long[SAMPLES.length];
+            long[] used = new long[SAMPLES.length + 1];
             for (int i = 0; i < SAMPLES.length; i++) {
                 long wait = released + (long) (SAMPLES[i] * 1e9) - System.nanoTime();
                 if (wait > 0) {
@@ -85,6 +90,13 @@ class AfterPeakMemoryTest {
                 }
                 used[i] = scenario.usedMemory();
             }
+            long settleDeadline = released + (long) (SETTLE_SECONDS * 1e9);
+            long settled = used[SAMPLES.length - 1];
+            while (settled > bound && System.nanoTime() < settleDeadline) {
+                Thread.sleep(50);
+                settled = scenario.usedMemory();
+            }
+            used[SAMPLES.length] = settled;
             return used;
         } finally {
             scenario.close();
@@ -94,8 +106,8 @@ class AfterPeakMemoryTest {
     private static String row(String allocator, boolean direct, After after, Releaser releaser, long[] used) {
         StringBuilder row = new StringBuilder(String.format("%-9s %-6s %-6s %-5s", allocator, memory(direct), after,
             releaser));
-        for (long bytes : used) {
-            row.append(String.format(" %5.1f MiB", bytes / 1048576.0));
+        for (int i = 0; i < SAMPLES.length; i++) {
+            row.append(String.format(" %5.1f MiB", used[i] / 1048576.0));
         }
         return row.toString();
     }
