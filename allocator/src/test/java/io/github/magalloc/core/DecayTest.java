@@ -1,12 +1,10 @@
 package io.github.magalloc.core;
 
 import io.github.magalloc.MagazineByteBufAllocator;
-import io.github.magalloc.TestAccess;
 import io.github.magalloc.buffer.MagByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -22,28 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Protocol 7 (decay): each rule of the tick, driven tick by tick on the test thread (the magazine's owner), and the
  * ticks and collects that an event loop runs on its own.
  */
-class DecayTest {
-    private static final int SIZE = 1024;
-    private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().reuseBudgetBytes(0).build();
-    private final MemoryPool pool = TestAccess.pool(allocator, false);
-    private final ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
-    private final int sizeClass = SizeClasses.indexOf(SIZE);
-    private final int segments = SizeClasses.chunkSizeOf(sizeClass) / SIZE;
-    private final List<ByteBuf> live = new ArrayList<>();
-
-    @AfterEach
-    void releaseLeftovers() {
-        for (ByteBuf buf : live) {
-            if (buf.refCnt() > 0) {
-                buf.release();
-            }
-        }
-    }
-
-    private MagByteBuf allocate() {
-        MagByteBuf buf = magazine.allocate(sizeClass, SIZE, Integer.MAX_VALUE);
-        live.add(buf);
-        return buf;
+class DecayTest extends OneMagazineTest {
+    DecayTest() {
+        super(MagazineByteBufAllocator.builder().reuseBudgetBytes(0).build());
     }
 
     private List<MagByteBuf> fillChunks(int chunks) {
@@ -128,8 +107,7 @@ class DecayTest {
 
     @Test
     void anUnusedLargeChunkIsDetachedWhenItServedNothingForAPeriod() {
-        MagByteBuf large = magazine.allocateLarge(100_000, Integer.MAX_VALUE);
-        live.add(large);
+        MagByteBuf large = keep(magazine.allocateLarge(100_000, Integer.MAX_VALUE));
         assertThat(pool.metrics().largeChunks()).isEqualTo(1);
         large.release();
         // The release set the emptied flag; the tick releases spares beyond the allowance (one spare stays).

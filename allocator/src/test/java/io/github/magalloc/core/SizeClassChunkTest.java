@@ -1,10 +1,8 @@
 package io.github.magalloc.core;
 
 import io.github.magalloc.MagazineByteBufAllocator;
-import io.github.magalloc.TestAccess;
 import io.github.magalloc.buffer.BufferMemory;
 import io.github.magalloc.buffer.MagByteBuf;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -16,28 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The local free list, the remote queue, refills and retirement, driven through one magazine. */
-class SizeClassChunkTest {
-    private static final int SIZE = 1024;
-    private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
-    private final MemoryPool pool = TestAccess.pool(allocator, false);
-    private final ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
-    private final int sizeClass = SizeClasses.indexOf(SIZE);
-    private final int segments = SizeClasses.chunkSizeOf(sizeClass) / SizeClasses.sizeOf(sizeClass);
-    private final List<MagByteBuf> live = new ArrayList<>();
-
-    @AfterEach
-    void releaseLeftovers() {
-        for (MagByteBuf buf : live) {
-            if (buf.refCnt() > 0) {
-                buf.release();
-            }
-        }
-    }
-
-    private MagByteBuf allocate() {
-        MagByteBuf buf = magazine.allocate(sizeClass, SIZE, Integer.MAX_VALUE);
-        live.add(buf);
-        return buf;
+class SizeClassChunkTest extends OneMagazineTest {
+    SizeClassChunkTest() {
+        super(MagazineByteBufAllocator.builder().build());
     }
 
     @Test
@@ -233,8 +212,7 @@ class SizeClassChunkTest {
         allocate();
         long pooled = pool.reuse().pooledBytes();
         assertThat(pooled).isPositive();
-        MagByteBuf other = magazine.allocate(SizeClasses.indexOf(2048), 2048, 2048);
-        live.add(other);
+        MagByteBuf other = keep(magazine.allocate(SizeClasses.indexOf(2048), 2048, 2048));
         assertThat(pool.metrics().slabsAllocated()).isEqualTo(slabsBefore);
         assertThat(pool.reuse().pooledBytes()).isEqualTo(pooled - other.memory().slab.size);
     }
