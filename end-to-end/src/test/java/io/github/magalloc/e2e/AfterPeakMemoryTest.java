@@ -80,23 +80,12 @@ class AfterPeakMemoryTest {
         try {
             long peak = scenario.peak(PEAK_BYTES, releaser, SEED);
             assertThat(peak).isGreaterThanOrEqualTo(PEAK_BYTES);
-            long released = System.nanoTime();
             scenario.startAfter(after);
             long[] used = new long[SAMPLES.length + 1];
             for (int i = 0; i < SAMPLES.length; i++) {
-                long wait = released + (long) (SAMPLES[i] * 1e9) - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-                }
-                used[i] = scenario.usedMemory();
+                used[i] = scenario.usedMemoryAt(SAMPLES[i]);
             }
-            long settleDeadline = released + (long) (SETTLE_SECONDS * 1e9);
-            long settled = used[SAMPLES.length - 1];
-            while (settled > bound && System.nanoTime() < settleDeadline) {
-                Thread.sleep(50);
-                settled = scenario.usedMemory();
-            }
-            used[SAMPLES.length] = settled;
+            used[SAMPLES.length] = scenario.awaitAtMost(scenario::usedMemory, bound, SETTLE_SECONDS);
             return used;
         } finally {
             scenario.close();

@@ -4,7 +4,6 @@ import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.MagazineByteBufAllocatorMetric;
 import io.github.magalloc.workload.PeakScenario;
 
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -30,8 +29,7 @@ final class PeakChecks implements Runnable {
     static final long SLACK = 1L << 20;
     private static final int LOOPS = 2;
     /** Decay gives memory back within 2 x decayMillis (1 s by default) of the release; the rest is margin. */
-    private static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(5);
-    private static final long POLL_MILLIS = 50;
+    private static final double SETTLE_SECONDS = 5;
     /** CI's soak length (docs/reliability.md): a soak up to this long peaks at CI_PEAK, a longer one at LONG_PEAK. */
     private static final long CI_SECONDS = 60;
     private static final long CI_PEAK = 32L << 20;
@@ -95,21 +93,16 @@ final class PeakChecks implements Runnable {
         PeakScenario scenario = new PeakScenario(allocator, direct, LOOPS);
         try {
             long peak = scenario.peak(peakBytes, releaser, seed);
-            long released = System.nanoTime();
             scenario.startAfter(after);
             long bound = REUSE_BUDGET + SLACK;
-            long used = used(direct);
-            while (used > bound && System.nanoTime() - released < SETTLE_NANOS) {
-                Thread.sleep(POLL_MILLIS);
-                used = used(direct);
-            }
-            long waited = System.nanoTime() - released;
+            long used = scenario.awaitAtMost(() -> used(direct), bound, SETTLE_SECONDS);
+            double waited = scenario.secondsSinceRelease();
             if (used > bound) {
                 fail.accept(String.format("after a peak of %,d bytes (%s), %,d bytes used %.1f s after the release;"
-                        + " bound %,d (reuse budget %,d + %,d)", peak, mode, used, waited / 1e9, bound,
+                        + " bound %,d (reuse budget %,d + %,d)", peak, mode, used, waited, bound,
                     REUSE_BUDGET, SLACK));
             }
-            longestWaitNanos = Math.max(longestWaitNanos, waited);
+            longestWaitNanos = Math.max(longestWaitNanos, (long) (waited * 1e9));
             checked++;
         } finally {
             scenario.close();

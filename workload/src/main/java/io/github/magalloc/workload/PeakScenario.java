@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * A traffic peak on event loops and what the allocator holds after it: {@code loops} Netty event executors allocate
@@ -57,6 +58,8 @@ public final class PeakScenario {
     private final boolean direct;
     private final List<EventExecutor> loops = new ArrayList<>();
     private final List<ScheduledFuture<?>> traffic = new ArrayList<>();
+    /** {@link System#nanoTime()} when the last {@link #peak} had released every buffer. */
+    private long releasedNanos;
 
     public PeakScenario(ByteBufAllocator allocator, boolean direct, int loopCount) {
         this.allocator = allocator;
@@ -94,6 +97,7 @@ public final class PeakScenario {
             held.forEach(all::addAll);
             shuffleAndRelease(all, random);
         }
+        releasedNanos = System.nanoTime();
         return total;
     }
 
@@ -115,6 +119,34 @@ public final class PeakScenario {
     /** Heap plus direct memory the allocator reports in use. */
     public long usedMemory() {
         return AllocatorKind.usedMemory(allocator);
+    }
+
+    /** Waits until {@code seconds} after the peak's release, then returns {@link #usedMemory()}. */
+    public long usedMemoryAt(double seconds) throws InterruptedException {
+        long wait = releasedNanos + (long) (seconds * 1e9) - System.nanoTime();
+        if (wait > 0) {
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+        }
+        return usedMemory();
+    }
+
+    /**
+     * Polls {@code used} every 50 ms until it is at most {@code bound} or {@code seconds} have passed since the peak's
+     * release; returns the last value read.
+     */
+    public long awaitAtMost(LongSupplier used, long bound, double seconds) throws InterruptedException {
+        long deadline = releasedNanos + (long) (seconds * 1e9);
+        long value = used.getAsLong();
+        while (value > bound && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            value = used.getAsLong();
+        }
+        return value;
+    }
+
+    /** Seconds since the peak's release. */
+    public double secondsSinceRelease() {
+        return (System.nanoTime() - releasedNanos) / 1e9;
     }
 
     /** Stops the traffic and shuts the loops down, waiting for them to end. */

@@ -31,15 +31,10 @@ public final class PeakReport {
         PeakScenario scenario = new PeakScenario(kind.create(direct), direct, 2);
         try {
             long peak = scenario.peak(peakBytes, releaser, SEED);
-            long released = System.nanoTime();
             scenario.startAfter(after);
             for (int i = 5; i < args.length; i++) {
-                double seconds = Double.parseDouble(args[i]);
-                long wait = released + (long) (seconds * 1e9) - System.nanoTime();
-                if (wait > 0) {
-                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
-                }
-                System.out.println(PREFIX + config + peak + "\t" + args[i] + "\t" + scenario.usedMemory());
+                long used = scenario.usedMemoryAt(Double.parseDouble(args[i]));
+                System.out.println(PREFIX + config + peak + "\t" + args[i] + "\t" + used);
             }
         } finally {
             scenario.close();
