@@ -64,6 +64,10 @@ abstract class Magazine extends MagazinePad {
     void onParkedFreeCountRose(SizeClassChunk chunk) {
     }
 
+    /** Owner, cold: a chunk (size-classed or large) came into this magazine from the reuse pool or the system. */
+    void onChunkTaken() {
+    }
+
     // ------------------------------------------------------------------ owner release
 
     /**

@@ -32,7 +32,7 @@ abstract class MagazineDecay {
         return new EventLoopDecay(magazine, loop, periodMillis);
     }
 
-    /** Owner, cold: the magazine took a chunk; ticks start if they had stopped. */
+    /** Owner, cold: a chunk came into the magazine (from the reuse pool or the system); ticks start if they had stopped. */
     abstract void onChunkTaken();
 
     /** Any thread: asks the owner to collect what a release gave back (a large chunk emptied) soon. */

@@ -144,6 +144,7 @@ public final class MemoryPool extends BufferPool {
         SizeClassChunk chunk = reuse.pollChunk(sizeClass);
         if (chunk != null) {
             chunk.activate(magazine);
+            magazine.onChunkTaken();
             metrics.chunkActivated(sizeClass);
             events.reusePoolTake(sizeClass, chunk.slab.size, true, reuse.pooledBytes());
             events.chunkActivated(sizeClass, chunk.slab.size, metrics.activeChunks(sizeClass),
@@ -159,6 +160,7 @@ public final class MemoryPool extends BufferPool {
     SizeClassChunk newChunk(Magazine magazine, int sizeClass, Slab slab) {
         metrics.chunkActivated(sizeClass);
         SizeClassChunk chunk = new SizeClassChunk(slab, this, magazine, sizeClass);
+        magazine.onChunkTaken();
         events.chunkActivated(sizeClass, slab.size, metrics.activeChunks(sizeClass),
             magazine instanceof ThreadMagazine, false);
         return chunk;
@@ -181,6 +183,7 @@ public final class MemoryPool extends BufferPool {
     /** A new large chunk on {@code slab} for {@code magazine}. */
     LargeChunk newLargeChunk(Magazine magazine, Slab slab) {
         metrics.largeChunkCreated();
+        magazine.onChunkTaken();
         return new LargeChunk(slab, this, magazine);
     }
 

@@ -72,9 +72,7 @@ final class ThreadMagazine extends Magazine {
     /** Cold: a trim asked for is done first, then the current chunk is replaced; may take a slab from the system. */
     private SizeClassChunk refillCurrent(int sizeClass) {
         trimIfRequested();
-        SizeClassChunk chunk = refill(sizeClass, null, true);
-        decay.onChunkTaken();
-        return chunk;
+        return refill(sizeClass, null, true);
     }
 
     /** A buffer above the size classes: a run of pages in a large chunk (protocol 6 (large chunks)). */
@@ -83,7 +81,6 @@ final class ThreadMagazine extends Magazine {
         releaseLargeSparesIfEmptied();
         MagByteBuf buf = objects.take();
         large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null, true);
-        decay.onChunkTaken();
         return buf;
     }
 
@@ -105,6 +102,12 @@ final class ThreadMagazine extends Magazine {
         releaseLargeSparesIfEmptied();
         boolean holdsLarge = large.decay();
         return decaySizeClassedChunks() || holdsLarge;
+    }
+
+    /** Starts the decay ticks if they had stopped: the magazine holds a chunk again. */
+    @Override
+    void onChunkTaken() {
+        decay.onChunkTaken();
     }
 
     /** True on the owner thread while the magazine has not ended (ids are never reused). */
