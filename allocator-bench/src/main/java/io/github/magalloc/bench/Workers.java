@@ -17,7 +17,15 @@ public enum Workers {
     /** Inside a Netty DefaultEventExecutor: FastThreadLocalThread with a current executor (a Netty I/O thread). */
     EVENT_LOOP(EventLoopExecutor.JVM_ARGS),
     /** JMH's default executor: plain java.lang.Threads (application threads, the shared-magazine path). */
-    PLAIN(List.of());
+    PLAIN(List.of()),
+    /**
+     * JMH's default executor, whose plain threads start a virtual thread for every task they run (JDK 21+): the
+     * benchmarks of this kind ({@link VirtualThreadBenchmark}) measure the virtual threads' allocations.
+     */
+    VIRTUAL(List.of());
+
+    /** The kinds whose JMH workers run the benchmark themselves: every benchmark but the virtual-thread one. */
+    public static final List<Workers> PLATFORM = List.of(EVENT_LOOP, PLAIN);
 
     /** JVM args of the forked benchmark JVM that make its workers this kind of thread. */
     public final List<String> jvmArgs;
@@ -32,7 +40,7 @@ public enum Workers {
                 && ThreadExecutorMap.currentExecutor() != null;
         boolean plain = !(Thread.currentThread() instanceof FastThreadLocalThread)
                 && ThreadExecutorMap.currentExecutor() == null;
-        return this == EVENT_LOOP ? eventLoop : plain;
+        return this == EVENT_LOOP ? eventLoop : plain; // VIRTUAL: the JMH worker is plain, its tasks virtual
     }
 
     /**

@@ -5,6 +5,7 @@ import io.github.magalloc.bench.FootprintProfiler;
 import io.github.magalloc.bench.Workers;
 import io.github.magalloc.workload.AllocatorKind;
 import io.github.magalloc.workload.SizeDistribution;
+import io.github.magalloc.workload.VirtualThreadRequests;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
@@ -70,6 +71,8 @@ public final class SideBySide {
      * besides them (the fork args' -Xmx2g is the room for heap).
      */
     private static final List<String> PEAK_JVM_ARGS = List.of("-XX:MaxDirectMemorySize=2g");
+    /** The first JDK with virtual threads: the benchmark JVMs run on the runner's own JDK. */
+    private static final int VIRTUAL_THREADS_JDK = 21;
 
     /** One JMH invocation: one benchmark class on one kind of worker thread, with explicit params (none = all). */
     record Run(String benchmark, Workers workers, Map<String, String[]> params) {
@@ -166,17 +169,19 @@ public final class SideBySide {
                 run("CrossThread", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"256"},
                         "direct", new String[] {"true"}),
                 run("Concurrent", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"SOCKET_PROXY"},
-                        "direct", new String[] {"true"}));
+                        "direct", new String[] {"true"}),
+                run("VirtualThread", Workers.VIRTUAL, "allocator", MAIN3, "direct", new String[] {"true"}));
     }
 
     static List<Run> fullRuns() {
         List<Run> runs = new ArrayList<>();
         for (String benchmark : List.of("AllocPattern", "FixedSize", "Floor", "CrossThread", "Concurrent", "Growth",
                 "Pinning")) {
-            for (Workers workers : Workers.values()) {
+            for (Workers workers : Workers.PLATFORM) {
                 runs.add(new Run(benchmark, workers, Map.of()));
             }
         }
+        runs.add(new Run("VirtualThread", Workers.VIRTUAL, Map.of()));
         return runs;
     }
 
@@ -198,6 +203,11 @@ public final class SideBySide {
             Run run = runs.get(i);
             Path json = out.resolve(run.name() + ".json");
             Files.deleteIfExists(json);
+            if (run.workers() == Workers.VIRTUAL && Runtime.version().feature() < VIRTUAL_THREADS_JDK) {
+                console.printf(Locale.ROOT, "[%d/%d] %s: skipped: %s%n", i + 1, runs.size(), run.name(),
+                        VirtualThreadRequests.unavailableReason());
+                continue;
+            }
             console.printf(Locale.ROOT, "[%d/%d] %s: %s forks ...%n", i + 1, runs.size(), run.name(),
                     run.configurations() < 0 ? "all params," : String.valueOf(run.configurations() * forksOf(run)));
             long start = System.nanoTime();
@@ -275,7 +285,7 @@ public final class SideBySide {
             for (AllocatorKind kind : AllocatorKind.values()) {
                 for (SizeDistribution distribution : SizeDistribution.values()) {
                     for (String live : List.of("1024", "8192")) {
-                        for (Workers workers : Workers.values()) {
+                        for (Workers workers : Workers.PLATFORM) {
                             configs.add(new String[] {kind.name(), distribution.name(), live, workers.name()});
                         }
                     }
