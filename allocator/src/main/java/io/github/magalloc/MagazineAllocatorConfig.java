@@ -222,7 +222,7 @@ public final class MagazineAllocatorConfig {
             return this;
         }
 
-        /** Give every thread its own magazine, not only event-loop threads. */
+        /** Give every platform thread its own magazine, not only event-loop threads; virtual threads never get one. */
         public Builder threadLocalMagazinesForAllThreads(boolean enabled) {
             this.threadLocalMagazinesForAllThreads = enabled;
             return this;

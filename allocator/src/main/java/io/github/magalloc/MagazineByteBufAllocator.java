@@ -87,6 +87,9 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
      * Gives the calling thread a magazine of its own, as event-loop threads have; for long-lived worker threads
      * that allocate a lot. Undo with {@link #detachCurrentThread()}; a thread that dies attached has its magazine
      * ended when the allocator next notices (a new thread magazine or {@link #trim()}).
+     *
+     * @throws IllegalStateException on a virtual thread: virtual threads share the striped magazines and their
+     *         buffer objects (protocol 5a (virtual threads' objects) in docs/design.md)
      */
     public void attachCurrentThread() {
         heap.attachCurrentThread();

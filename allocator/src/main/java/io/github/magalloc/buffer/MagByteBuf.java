@@ -58,6 +58,11 @@ public abstract class MagByteBuf extends AbstractByteBuf {
     final BufferPool pool;
     /** Where this object goes back when released. */
     private final ObjectHome home;
+    /**
+     * The thread this object was last handed out on, kept by a home that hands its objects to more than one thread
+     * (it decides by it who may be given the object next); null for other homes. Used by the home only.
+     */
+    private Thread holder;
     /** Where the memory came from and goes back to; null while the object holds no memory. */
     private BufferMemory memory;
     /** Segment index in a size-classed chunk, -1 otherwise. */
@@ -155,6 +160,15 @@ public abstract class MagByteBuf extends AbstractByteBuf {
     /** Where this object goes back when it is released. */
     public final ObjectHome home() {
         return home;
+    }
+
+    /** The thread this object was last handed out on, for homes that keep it ({@link #holder}). */
+    public final Thread holder() {
+        return holder;
+    }
+
+    public final void setHolder(Thread thread) {
+        this.holder = thread;
     }
 
     /** Subclasses cache what they need of the slab (array, buffer, address). */

@@ -1,13 +1,13 @@
 package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.MagByteBuf;
-import io.github.magalloc.buffer.ObjectHome;
 import org.jctools.queues.atomic.MpscAtomicArrayQueue;
 
 /**
- * The recycled buffer objects of one thread (its "home") for buffers without a segment slot (shared magazines,
- * large and huge buffers): the only place such a released {@link MagByteBuf} object goes back to, and the only
- * place an allocation on that thread takes one from.
+ * The recycled buffer objects of one platform thread (its "home") for buffers without a segment slot (shared
+ * magazines, large and huge buffers): the only place such a released {@link MagByteBuf} object goes back to, and the
+ * only place an allocation on that thread takes one from. Virtual threads, too many and too short-lived to keep
+ * one each, share their stripe's {@link VirtualThreadObjects} instead.
  *
  * <h2>Where a buffer object can be</h2>
  * <ol>
@@ -34,7 +34,7 @@ import org.jctools.queues.atomic.MpscAtomicArrayQueue;
  * <p>Objects of thread magazines' size-classed buffers do not come here: they stay with their segment
  * ({@link SizeClassChunk#allocateBound}), which only the owner thread hands out. Together: protocol 5 (buffer objects).
  */
-final class BufferObjectCache implements ObjectHome {
+final class BufferObjectCache extends ObjectCache {
     /** Spare objects kept per thread; the owner's stack, so no atomics. */
     static final int SPARE_OBJECTS = 128;
     /**
@@ -71,6 +71,7 @@ final class BufferObjectCache implements ObjectHome {
     }
 
     /** Home thread only: a recycled object, or a new one. Its memory is set by the caller. */
+    @Override
     MagByteBuf take() {
         int n = spareCount;
         if (n == 0 && (n = collectReturned()) == 0) {
@@ -119,6 +120,11 @@ final class BufferObjectCache implements ObjectHome {
         if (!lvClosed()) {
             returned.offer(buf);
         }
+    }
+
+    @Override
+    boolean handedOutOn(MagByteBuf buf, long threadId) {
+        return threadId == ownerThreadId;
     }
 
     /**

@@ -1,13 +1,18 @@
 package io.github.magalloc.core;
 
+import io.netty.util.internal.PlatformDependent;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The lock of a shared magazine (a {@link Stripe}, or an {@link EndedMagazine}): whoever holds it owns the
  * magazine's lists. A CAS takes it, an ordered (release) store gives it back. Critical sections are a few dozen
- * instructions (one allocation), so waiting spins briefly and then yields instead of parking; {@link Stripes} waits
- * only when every stripe is busy. Unlike {@code ReentrantLock}, unlocking costs no fence on x86. Not reentrant.
+ * instructions (one allocation), so waiting spins briefly and then lets others run: a platform thread yields, a
+ * virtual thread parks for a moment ({@link #backOff}). No holder parks or blocks while it holds the lock, so a
+ * virtual thread holding it never leaves its carrier. {@link Stripes} waits only when every stripe is busy. Unlike
+ * {@code ReentrantLock}, unlocking costs no fence on x86. Not reentrant.
  *
  * <p>A release store orders what the holder wrote before it, not the loads after it: x86 lets the holder's next
  * loads run while the store still sits in its store buffer. So a thread that publishes work for the holder and then
@@ -32,6 +37,8 @@ final class MagazineLock extends MagazineLockState {
     byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
 
     private static final int SPINS_BEFORE_YIELD = 64;
+    /** How long a waiting virtual thread parks between attempts: far longer than a critical section. */
+    private static final long VIRTUAL_THREAD_PARK_NANOS = 10_000;
 
     /** Acquire semantics on success: the previous holder's writes are visible. */
     boolean tryLock() {
@@ -56,16 +63,30 @@ final class MagazineLock extends MagazineLockState {
     }
 
     /**
-     * How every magalloc spin lock waits after a failed attempt: spins briefly, then yields; returns the new spin
-     * count. Shared with {@link LargeChunk}'s lock, whose word lives in the chunk itself.
+     * How every magalloc spin lock waits after a failed attempt: spins briefly, then lets others run; returns the new
+     * spin count. Shared with {@link LargeChunk}'s lock, whose word lives in the chunk itself.
      */
     static int backOff(int spins) {
         if (spins + 1 < SPINS_BEFORE_YIELD) {
             Thread.onSpinWait();
             return spins + 1;
         }
-        Thread.yield();
+        letOthersRun();
         return 0;
+    }
+
+    /**
+     * Cold: a platform thread yields its core; a virtual thread parks for a moment, which unmounts it and gives its
+     * carrier to other virtual threads. {@code Thread.yield()} is not enough there: a yielding virtual thread is
+     * queued again where its carrier looks first, so as many waiters as carriers can keep every carrier, and no
+     * other virtual thread runs until the lock is free (no holder parks, but a platform holder can be descheduled).
+     */
+    private static void letOthersRun() {
+        if (PlatformDependent.isVirtualThread(Thread.currentThread())) {
+            LockSupport.parkNanos(VIRTUAL_THREAD_PARK_NANOS);
+        } else {
+            Thread.yield();
+        }
     }
 }
 

@@ -61,7 +61,7 @@ public final class MemoryPool extends BufferPool {
     private MagByteBuf allocateAboveSizeClasses(int initialCapacity, int maxCapacity) {
         ThreadMagazine magazine = threads.current();
         if (initialCapacity > settings.maxPooledSize()) {
-            return allocateHuge(magazine != null ? magazine.objects : stripes.objectsOfCurrentThread(),
+            return allocateHuge(magazine != null ? magazine.objects.take() : stripes.takeObject(),
                 initialCapacity, maxCapacity);
         }
         if (magazine != null) {
@@ -70,8 +70,7 @@ public final class MemoryPool extends BufferPool {
         return stripes.allocate(Stripes.ABOVE_SIZE_CLASSES, initialCapacity, maxCapacity);
     }
 
-    private MagByteBuf allocateHuge(BufferObjectCache objects, int initialCapacity, int maxCapacity) {
-        MagByteBuf buf = objects.take();
+    private MagByteBuf allocateHuge(MagByteBuf buf, int initialCapacity, int maxCapacity) {
         Slab slab = allocateSlab(initialCapacity, false);
         metrics.hugeBufferAllocated(slab.size);
         buf.init(new HugeChunk(slab, this), -1, 0, slab.size, initialCapacity, maxCapacity);
@@ -335,6 +334,11 @@ public final class MemoryPool extends BufferPool {
     /** The registry of thread magazines; the stress tests reap through it. */
     ThreadMagazines threads() {
         return threads;
+    }
+
+    /** The stripes; tests lock one through it. */
+    Stripes stripes() {
+        return stripes;
     }
 
     /** The reuse pool; tests look into it. */

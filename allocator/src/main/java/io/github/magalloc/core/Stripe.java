@@ -2,6 +2,7 @@ package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
+import io.netty.util.internal.PlatformDependent;
 
 /**
  * A magazine shared by plain threads (threads without one of their own), owned by whoever holds its lock
@@ -34,10 +35,13 @@ final class Stripe extends Magazine {
      * trim or the next plain thread on that stripe.
      */
     BufferObjectCache lastPlainThreadObjects;
+    /** The buffer objects of the virtual threads that allocate here: they are too short-lived for caches of their own. */
+    final VirtualThreadObjects virtualThreadObjects;
 
     Stripe(MemoryPool pool) {
         super(pool, NO_OWNER_THREAD);
         this.large = new LargeChunks(pool, this);
+        this.virtualThreadObjects = new VirtualThreadObjects(pool, lock);
     }
 
     boolean tryLock() {
@@ -54,14 +58,23 @@ final class Stripe extends Magazine {
 
     // ------------------------------------------------------------------ allocation (lock holder)
 
-    /** Lock holder: the calling plain thread's object cache, from {@code threadObjects} unless remembered. */
-    BufferObjectCache objectsOfCaller(ThreadLocal<BufferObjectCache> threadObjects) {
+    /**
+     * Lock holder: where the calling thread takes its buffer objects from. A platform thread: its own cache, from
+     * {@code threadObjects} unless remembered. A virtual thread: this stripe's {@link #virtualThreadObjects}; it gets
+     * no cache and no {@code ThreadLocal} entry, which would be garbage when it ends.
+     */
+    ObjectCache objectsOfCaller(ThreadLocal<BufferObjectCache> threadObjects) {
         assert lock.isHeld();
         BufferObjectCache objects = lastPlainThreadObjects;
-        if (objects == null || objects.ownerThreadId != Thread.currentThread().getId()) {
-            objects = threadObjects.get();
-            lastPlainThreadObjects = objects;
+        Thread caller = Thread.currentThread();
+        if (objects != null && objects.ownerThreadId == caller.getId()) {
+            return objects;
         }
+        if (PlatformDependent.isVirtualThread(caller)) {
+            return virtualThreadObjects;
+        }
+        objects = threadObjects.get();
+        lastPlainThreadObjects = objects;
         return objects;
     }
 
@@ -150,12 +163,12 @@ final class Stripe extends Magazine {
     }
 
     /**
-     * True if {@code buf} was handed out on thread {@code threadId}: a stripe's buffers take their object from the
-     * allocating thread's cache. (An object that came to hold a stripe's segment by growth may have another home;
-     * its release then takes the remote queue, which is right too.)
+     * True if {@code buf} was handed out on thread {@code threadId}, which its object's home knows: a stripe's
+     * buffers take their object from an {@link ObjectCache}. (An object that came to hold a stripe's segment by
+     * growth may have another home; its release then takes the remote queue, which is right too.)
      */
     private static boolean allocatedOn(MagByteBuf buf, long threadId) {
-        return buf.home() instanceof BufferObjectCache && ((BufferObjectCache) buf.home()).ownerThreadId == threadId;
+        return buf.home() instanceof ObjectCache && ((ObjectCache) buf.home()).handedOutOn(buf, threadId);
     }
 
     /**

@@ -2,14 +2,15 @@ package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
+import io.netty.util.internal.PlatformDependent;
 
 /**
  * The stripes of one pool and how a plain thread (one without a magazine of its own) allocates from them: it tries
  * every stripe's lock without waiting, starting at its own (by thread id), so threads spread out, and waits on its
- * own stripe only when all are busy. It brings a buffer object of its own thread's cache (protocol 5 (buffer
- * objects)), kept in a JDK {@code ThreadLocal}: these threads are mostly not {@code FastThreadLocalThread}s, for
- * which that is one lookup where Netty's takes two, and it takes no slot of Netty's index table, which never gives
- * slots back.
+ * own stripe only when all are busy. It brings a buffer object (protocol 5 (buffer objects)): a platform thread of
+ * its own thread's cache, kept in a JDK {@code ThreadLocal} (these threads are mostly not
+ * {@code FastThreadLocalThread}s, for which that is one lookup where Netty's takes two, and it takes no slot of
+ * Netty's index table, which never gives slots back); a virtual thread of the stripe's {@link VirtualThreadObjects}.
  */
 final class Stripes {
     /** The size class argument of a request above the size classes: a run of pages in a large chunk. */
@@ -66,9 +67,20 @@ final class Stripes {
             : stripe.allocate(buf, sizeClass, initialCapacity, maxCapacity, spare);
     }
 
-    /** The calling plain thread's object cache, for a buffer that needs no stripe (huge). */
-    BufferObjectCache objectsOfCurrentThread() {
-        return plainThreadObjects.get();
+    /**
+     * A buffer object for the calling thread's buffer that needs no stripe's memory (huge): from its own cache, or,
+     * on a virtual thread, from a stripe's {@link VirtualThreadObjects}, which only its lock holder takes from.
+     */
+    MagByteBuf takeObject() {
+        if (!PlatformDependent.isVirtualThread(Thread.currentThread())) {
+            return plainThreadObjects.get().take();
+        }
+        Stripe stripe = lockStripe();
+        try {
+            return stripe.virtualThreadObjects.take();
+        } finally {
+            stripe.unlock();
+        }
     }
 
     /** Tries every stripe without waiting first, so threads spread out; then waits on the thread's own stripe. */
@@ -96,5 +108,10 @@ final class Stripes {
 
     int count() {
         return stripes.length;
+    }
+
+    /** The stripe at {@code index}; for tests. */
+    Stripe stripe(int index) {
+        return stripes[index];
     }
 }

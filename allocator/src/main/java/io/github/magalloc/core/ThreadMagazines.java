@@ -2,6 +2,7 @@ package io.github.magalloc.core;
 
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.internal.PlatformDependent;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Which threads have a magazine of their own, and the end of each: the thread-local lookup itself (an array index on
  * a {@link FastThreadLocalThread}) and the set of live thread magazines. A thread gets one at its first allocation
  * if it is a {@code FastThreadLocalThread} that cleans up its thread locals (Netty's event loops), if it opted in
- * ({@link #attachCurrentThread}), or if every thread gets one; other threads use the {@link Stripes}.
+ * ({@link #attachCurrentThread}), or if every platform thread gets one; other threads, virtual threads always, use
+ * the {@link Stripes}.
  *
  * <p>A magazine ends exactly once ({@link #end}): when its thread exits ({@link #onRemoval}, which Netty runs on
  * the exiting thread), detaches, or is found dead by {@link #reapDeadThreadMagazines} (a new thread magazine and
@@ -37,11 +39,21 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
     ThreadMagazine current() {
         // A plain thread's thread-local lookup is a ThreadLocal search: skip it unless some plain thread may have a
         // magazine. A stale read is harmless: a thread that attached itself set the flag before its own lookup.
-        if (!(Thread.currentThread() instanceof FastThreadLocalThread) && !lvPlainThreadMagazines()) {
+        Thread thread = Thread.currentThread();
+        if (!(thread instanceof FastThreadLocalThread) && (!lvPlainThreadMagazines() || isVirtual(thread))) {
             return null;
         }
         ThreadMagazine magazine = getIfExists();
         return magazine != null ? magazine : newMagazineIfEligible();
+    }
+
+    /**
+     * Virtual threads never have a magazine of their own, even with {@code threadLocalMagazinesForAllThreads}: each
+     * would take chunks for a request or two and then end, and even the lookup would give each a thread-local map
+     * to throw away. They use the stripes. Cold: reached only when plain threads may have magazines.
+     */
+    private static boolean isVirtual(Thread thread) {
+        return PlatformDependent.isVirtualThread(thread);
     }
 
     /** Cold: the first allocation of an event-loop (or opted-in) thread creates its magazine. */
@@ -68,8 +80,15 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
         end(magazine);
     }
 
-    /** Gives the calling thread its own magazine (opt-in for threads that are not event loops). */
+    /**
+     * Gives the calling thread its own magazine (opt-in for threads that are not event loops); refused on a virtual
+     * thread, which would never be given it ({@link #current}).
+     */
     void attachCurrentThread() {
+        if (isVirtual(Thread.currentThread())) {
+            throw new IllegalStateException("attachCurrentThread() on a virtual thread: virtual threads cannot have a "
+                + "magazine of their own (there are too many and they live too briefly); they share the stripes");
+        }
         svPlainThreadMagazines(true);
         get();
     }

@@ -1,9 +1,21 @@
 package io.github.magalloc.jfr;
 
 import io.github.magalloc.core.PoolEvents;
+import io.netty.util.internal.PlatformDependent;
+
+import java.util.List;
 
 /** Records a pool's events as flight-recorder events; loaded only where the {@code jdk.jfr} module is. */
 final class JfrPoolEvents implements PoolEvents {
+    /**
+     * Every event class, loaded with this class, that is when an allocator is made. Loaded lazily, the first event
+     * of a kind would load its class on the thread that fires it, and a virtual thread that waits inside class
+     * loading (for another thread loading the same class, or for JFR instrumenting it) is pinned to its carrier.
+     */
+    static final List<Class<? extends MagallocEvent>> EVENT_CLASSES = List.of(SlabAllocatedEvent.class,
+        SlabFreedEvent.class, MemoryExhaustedEvent.class, ChunkActivatedEvent.class, ChunkRetiredEvent.class,
+        ReusePoolTakeEvent.class, MagazineCreatedEvent.class, MagazineEndedEvent.class, TrimEvent.class);
+
     private final int allocatorId;
     private final boolean direct;
 
@@ -39,7 +51,7 @@ final class JfrPoolEvents implements PoolEvents {
             event.recovered = recovered;
             event.used = reservedBytes;
             event.limit = limit;
-            event.firstError = firstError;
+            event.firstError = unlessOnVirtualThread(firstError);
             event.commit();
         }
     }
@@ -110,7 +122,7 @@ final class JfrPoolEvents implements PoolEvents {
         if (event.shouldCommit()) {
             event.setPool(allocatorId, direct);
             event.ownerThreadId = ownerThreadId;
-            event.ownerThreadName = ownerThreadName;
+            event.ownerThreadName = unlessOnVirtualThread(ownerThreadName);
             event.reaped = reaped;
             event.heldBytes = heldBytes;
             event.stillHeldBytes = stillHeldBytes;
@@ -118,5 +130,14 @@ final class JfrPoolEvents implements PoolEvents {
             event.endedThreadsMemory = endedThreadsBytes;
             event.commit();
         }
+    }
+
+    /**
+     * {@code text}, or null on a virtual thread: JFR pins a virtual thread to its carrier while it puts a string of
+     * over 16 characters into its string pool, under a monitor other threads may hold. The events' other fields
+     * carry the facts that matter.
+     */
+    private static String unlessOnVirtualThread(String text) {
+        return PlatformDependent.isVirtualThread(Thread.currentThread()) ? null : text;
     }
 }

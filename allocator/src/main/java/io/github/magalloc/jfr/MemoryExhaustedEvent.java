@@ -38,7 +38,8 @@ final class MemoryExhaustedEvent extends MagallocEvent {
     long limit;
 
     @Label("First Error")
-    @Description("Message of the first OutOfMemoryError")
+    @Description("Message of the first OutOfMemoryError; absent on virtual threads, where writing it could pin the "
+        + "thread to its carrier")
     String firstError;
 
 }
