@@ -35,7 +35,7 @@ final class Stripe extends Magazine {
      * trim or the next plain thread on that stripe.
      */
     BufferObjectCache lastPlainThreadObjects;
-    /** The buffer objects of the virtual threads that allocate here: they are too short-lived for caches of their own. */
+    /** The buffer objects of the virtual threads that allocate here, too short-lived for caches of their own. */
     final VirtualThreadObjects virtualThreadObjects;
 
     Stripe(MemoryPool pool) {

@@ -41,11 +41,11 @@ import java.lang.ref.Cleaner;
  * ended thread, and what its task references, reachable until the object is handed out again. The garbage
  * collector bounds that instead: a release that finds no sweep armed arms one ({@link #sweepArmed}, CAS), which
  * runs after the next garbage collection (when a canary object nothing references is collected, on the one daemon
- * thread of {@link Sweeper}, started with the first allocator): under the stripe's lock it clears every waiting {@code holder} that has ended, and arms
- * again if some holder still runs. So an ended thread outlives its end by one collection at most because of this
- * home.
+ * thread of {@link Sweeper}, started with the first allocator): under the stripe's lock it clears every waiting
+ * {@code holder} that has ended, and arms again if some holder still runs. So an ended thread outlives its end by
+ * one collection at most because of this home.
  * <pre>
- *   invariant: a waiting object whose holder has ended  =>  a sweep is armed, or its holder is null
+ *   whenever the lock is free:  a waiting object's holder has ended  =>  a sweep is armed, or the holder is null
  * </pre>
  * The sweep disarms before it takes the lock, and a release pushes under the lock and reads the flag after: if the
  * sweep took the lock first, the release's read comes after the disarming and arms again; if the release did,
@@ -76,19 +76,38 @@ final class VirtualThreadObjects extends ObjectCache {
     private final MemoryPool pool;
     /** The stripe's lock: it guards {@link #waiting}, {@link #waitingCount} and the holders of waiting objects. */
     private final MagazineLock lock;
-    /** Waiting objects, {@code [0, waitingCount)}, the last released on top; empty in debug mode. Lock holder only. */
-    private final MagByteBuf[] waiting;
+    /** The most objects kept: this stripe's share of {@link #OBJECTS_PER_POOL}; 0 in debug mode. */
+    private final int capacity;
+    /**
+     * Waiting objects, {@code [0, waitingCount)}, the last released on top. Lock holder only; made at the first
+     * release, so an allocator no virtual thread uses keeps no array for them.
+     */
+    private MagByteBuf[] waiting;
     private int waitingCount;
+    /** Runs the sweep after the next garbage collection. */
+    private final AfterNextCollection sweeps;
     /** True while a sweep is due after the next garbage collection; see the class comment. */
     private volatile boolean sweepArmed;
 
+    /** Runs a task once, after the next garbage collection. */
+    interface AfterNextCollection {
+        void schedule(Runnable task);
+    }
+
     /** The home of the stripe that {@code lock} guards, one of {@code pool}'s: its share of the pool's objects. */
     VirtualThreadObjects(MemoryPool pool, MagazineLock lock) {
+        this(pool, lock, Sweeper.AFTER_NEXT_COLLECTION);
+    }
+
+    /** A home whose sweeps {@code sweeps} runs (the stress tests run them themselves). */
+    VirtualThreadObjects(MemoryPool pool, MagazineLock lock, AfterNextCollection sweeps) {
         this.pool = pool;
         this.lock = lock;
-        int capacity = Math.max(LOOKS, OBJECTS_PER_POOL / pool.settings().sharedMagazines());
-        this.waiting = new MagByteBuf[pool.settings().debug() ? 0 : capacity];
-        if (waiting.length > 0 && Runtime.version().feature() >= VIRTUAL_THREADS_JDK) {
+        this.sweeps = sweeps;
+        int share = OBJECTS_PER_POOL / pool.settings().sharedMagazines();
+        this.capacity = pool.settings().debug() ? 0 : Math.max(LOOKS, share);
+        if (capacity > 0 && sweeps == Sweeper.AFTER_NEXT_COLLECTION
+            && Runtime.version().feature() >= VIRTUAL_THREADS_JDK) {
             // Started here, with the allocator, rather than by a virtual thread's first release: a virtual thread that
             // waits for another to finish initializing a class is pinned to its carrier.
             Sweeper.start();
@@ -131,7 +150,7 @@ final class VirtualThreadObjects extends ObjectCache {
     @Override
     public void recycle(MagByteBuf buf, long threadId) {
         buf.forgetMemory();
-        if (waiting.length == 0) {
+        if (capacity == 0) {
             return;
         }
         if (handedOutOn(buf, threadId)) {
@@ -141,8 +160,11 @@ final class VirtualThreadObjects extends ObjectCache {
         }
         try {
             int n = waitingCount;
-            if (n == waiting.length) {
+            if (n == capacity) {
                 return; // dropped: the stack is full
+            }
+            if (waiting == null) {
+                waiting = new MagByteBuf[capacity];
             }
             waiting[n] = buf;
             waitingCount = n + 1;
@@ -162,7 +184,7 @@ final class VirtualThreadObjects extends ObjectCache {
     /** Cold: the sweep runs once a canary that nothing references has been collected. */
     private void armSweep() {
         if (casSweepArmed(false, true)) {
-            Sweeper.CLEANER.register(new Object(), this::sweep);
+            sweeps.schedule(this::sweep);
         }
     }
 
@@ -224,6 +246,8 @@ final class VirtualThreadObjects extends ObjectCache {
             thread.setContextClassLoader(null);
             return thread;
         });
+        /** A canary that nothing references: the collector clears it at the next collection, then the task runs. */
+        static final AfterNextCollection AFTER_NEXT_COLLECTION = task -> CLEANER.register(new Object(), task);
 
         /** Does nothing but initialize this class, which starts the thread. */
         static void start() {
