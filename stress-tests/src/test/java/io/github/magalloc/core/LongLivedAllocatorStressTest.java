@@ -1,11 +1,13 @@
 package io.github.magalloc.core;
 
 import io.github.magalloc.MagazineByteBufAllocator;
+import io.github.magalloc.workload.VirtualThreadRequests;
 import io.netty.buffer.ByteBuf;
-import io.netty.util.concurrent.DefaultEventExecutorGroup;
-import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.IllegalReferenceCountException;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -36,13 +39,32 @@ class LongLivedAllocatorStressTest {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void noBufferObjectIsEverInTwoHands() throws Exception {
+        runOn(Thread::new, 1);
+    }
+
+    /**
+     * The same with the plain and short-lived threads as virtual threads (JDK 21+), the short-lived ones many at a
+     * time, as a server runs a request per virtual thread: their objects come from the stripes' shared homes
+     * (protocol 5a (virtual threads' objects)), where a running thread's released object must still reach no one
+     * else and an ended thread's objects go to the next requests.
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void noBufferObjectIsEverInTwoHandsOnVirtualThreads() throws Exception {
+        ThreadFactory virtual = VirtualThreadRequests.virtualThreads().orElse(null);
+        Assumptions.assumeTrue(virtual != null, VirtualThreadRequests.unavailableReason());
+        runOn(virtual, 16);
+    }
+
+    /** Plain workers and short-lived threads from {@code threads}, {@code shortLivedAtOnce} of the latter at a time. */
+    private static void runOn(ThreadFactory threads, int shortLivedAtOnce) throws Exception {
         Run run = new Run(MagazineByteBufAllocator.DEFAULT);
         DefaultEventExecutorGroup loops = new DefaultEventExecutorGroup(EVENT_LOOPS, new DefaultThreadFactory("stress-loop"));
         List<Thread> plain = new ArrayList<>();
         try {
             for (int i = 0; i < PLAIN_THREADS; i++) {
                 long seed = 1000 + i;
-                Thread t = new Thread(() -> run.plainWorker(seed), "stress-plain-" + i);
+                Thread t = threads.newThread(() -> run.plainWorker(seed));
                 plain.add(t);
                 t.start();
             }
@@ -54,9 +76,16 @@ class LongLivedAllocatorStressTest {
             // Short-lived threads come and go, each leaving buffers for others to release.
             SplittableRandom random = new SplittableRandom(3000);
             while (System.nanoTime() < run.deadline && run.errors.isEmpty()) {
-                Thread t = new Thread(() -> run.shortLivedWorker(random.split()), "stress-short");
-                t.start();
-                t.join();
+                List<Thread> wave = new ArrayList<>();
+                for (int i = 0; i < shortLivedAtOnce; i++) {
+                    SplittableRandom split = random.split();
+                    Thread t = threads.newThread(() -> run.shortLivedWorker(split));
+                    wave.add(t);
+                    t.start();
+                }
+                for (Thread t : wave) {
+                    t.join();
+                }
             }
             for (Thread t : plain) {
                 t.join();
@@ -250,7 +279,7 @@ class LongLivedAllocatorStressTest {
         }
 
         private void register(ByteBuf buf) {
-            String me = Thread.currentThread().getName();
+            String me = Thread.currentThread().toString();
             String holder = live.putIfAbsent(new Identity(StressFixtures.magByteBuf(buf)), me);
             if (holder != null) {
                 throw new AssertionError("buffer object handed to " + me + " while " + holder
