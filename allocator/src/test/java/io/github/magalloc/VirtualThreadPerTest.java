@@ -18,7 +18,8 @@ import java.util.concurrent.Future;
  * ({@code RepeatedNettySuitesTest}); JDK 21+.
  */
 public final class VirtualThreadPerTest implements InvocationInterceptor {
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(VirtualThreadPerTest.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+        ExtensionContext.Namespace.create(VirtualThreadPerTest.class);
 
     /** The one virtual thread of a test, shut down (so that it ends) when the test's context closes. */
     private static final class TestThread implements AutoCloseable {

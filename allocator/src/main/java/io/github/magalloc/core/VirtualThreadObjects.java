@@ -32,18 +32,18 @@ import java.lang.ref.Cleaner;
  * The stripe's lock holder takes the first object the rule allows among the top {@value #LOOKS}: a stack, because
  * the object on top was most likely released by the task this carrier ran last, which has ended (a carrier runs the
  * next virtual thread only after the last one unmounted), and is still in this core's cache. The holder releasing
- * its own buffer pushes under the lock, waiting for it as it just did to give the memory back; any other thread
- * (an event loop releasing what a virtual thread wrote) only tries the lock and drops the object if it is busy, so
- * a consumer never waits for the virtual threads' allocations.
+ * its own buffer pushes under the lock, waiting for it (as its release of a size-classed buffer's memory does); any
+ * other thread (an event loop releasing what a virtual thread wrote) only tries the lock and drops the object if it
+ * is busy, so a consumer never waits for the virtual threads' allocations.
  *
  * <h2>No ended thread kept: the sweep</h2>
  * A waiting object names its holder strongly (a weak reference per request would be garbage), so it would keep an
  * ended thread, and what its task references, reachable until the object is handed out again. The garbage
  * collector bounds that instead: a release that finds no sweep armed arms one ({@link #sweepArmed}, CAS), which
  * runs after the next garbage collection (when a canary object nothing references is collected, on the one daemon
- * thread of {@link Sweeper}, started with the first allocator): under the stripe's lock it clears every waiting
- * {@code holder} that has ended, and arms again if some holder still runs. So an ended thread outlives its end by
- * one collection at most because of this home.
+ * thread of {@link Sweeper}, started with the first allocator on JDK 21+): under the stripe's lock it clears every
+ * waiting {@code holder} that has ended, and arms again if some holder still runs. So an ended thread outlives its
+ * end by one collection at most because of this home.
  * <pre>
  *   whenever the lock is free:  a waiting object's holder has ended  =>  a sweep is armed, or the holder is null
  * </pre>
@@ -94,9 +94,15 @@ final class VirtualThreadObjects extends ObjectCache {
         void schedule(Runnable task);
     }
 
+    /**
+     * Registers a canary that nothing references with the {@link Sweeper}'s cleaner: the collector clears it at the
+     * next collection, then the task runs. (A lambda, so that naming it does not start the sweeper's thread.)
+     */
+    static final AfterNextCollection AFTER_NEXT_COLLECTION = task -> Sweeper.CLEANER.register(new Object(), task);
+
     /** The home of the stripe that {@code lock} guards, one of {@code pool}'s: its share of the pool's objects. */
     VirtualThreadObjects(MemoryPool pool, MagazineLock lock) {
-        this(pool, lock, Sweeper.AFTER_NEXT_COLLECTION);
+        this(pool, lock, AFTER_NEXT_COLLECTION);
     }
 
     /** A home whose sweeps {@code sweeps} runs (the stress tests run them themselves). */
@@ -106,8 +112,7 @@ final class VirtualThreadObjects extends ObjectCache {
         this.sweeps = sweeps;
         int share = OBJECTS_PER_POOL / pool.settings().sharedMagazines();
         this.capacity = pool.settings().debug() ? 0 : Math.max(LOOKS, share);
-        if (capacity > 0 && sweeps == Sweeper.AFTER_NEXT_COLLECTION
-            && Runtime.version().feature() >= VIRTUAL_THREADS_JDK) {
+        if (capacity > 0 && sweeps == AFTER_NEXT_COLLECTION && Runtime.version().feature() >= VIRTUAL_THREADS_JDK) {
             // Started here, with the allocator, rather than by a virtual thread's first release: a virtual thread that
             // waits for another to finish initializing a class is pinned to its carrier.
             Sweeper.start();
@@ -246,8 +251,6 @@ final class VirtualThreadObjects extends ObjectCache {
             thread.setContextClassLoader(null);
             return thread;
         });
-        /** A canary that nothing references: the collector clears it at the next collection, then the task runs. */
-        static final AfterNextCollection AFTER_NEXT_COLLECTION = task -> CLEANER.register(new Object(), task);
 
         /** Does nothing but initialize this class, which starts the thread. */
         static void start() {

@@ -227,7 +227,8 @@ class VirtualThreadsTest {
             .anySatisfy(e -> assertThat(frames(e)).anyMatch(f -> f.contains(PinsWhenInitialized.class.getName())));
         for (RecordedEvent pin : pins) {
             assertThat(frames(pin)).as("a pinned virtual thread's stack")
-                .noneMatch(f -> f.startsWith("io.github.magalloc.") && !f.startsWith(VirtualThreadsTest.class.getName()));
+                .noneMatch(f -> f.startsWith("io.github.magalloc.")
+                    && !f.startsWith(VirtualThreadsTest.class.getName()));
         }
     }
 

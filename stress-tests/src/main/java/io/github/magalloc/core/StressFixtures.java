@@ -27,6 +27,16 @@ final class StressFixtures {
     private StressFixtures() {
     }
 
+    /** An object from a stripe's virtual threads' {@code home}, taken as a stripe does: holding its {@code lock}. */
+    static MagByteBuf take(VirtualThreadObjects home, MagazineLock lock) {
+        lock.lock();
+        try {
+            return home.take();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** A fresh heap pool of its own, so counters observed by one test state are not shared with another. */
     static MemoryPool newPool() {
         return new MemoryPool(ALLOCATOR, false, SETTINGS, PoolEvents.NONE);

@@ -48,12 +48,7 @@ public class VirtualThreadObjectsAffinityStress {
     }
 
     private MagByteBuf take() {
-        lock.lock();
-        try {
-            return home.take();
-        } finally {
-            lock.unlock();
-        }
+        return StressFixtures.take(home, lock);
     }
 
     @Actor

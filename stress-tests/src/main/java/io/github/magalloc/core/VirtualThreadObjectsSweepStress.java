@@ -45,12 +45,7 @@ public class VirtualThreadObjectsSweepStress {
     }
 
     private MagByteBuf take() {
-        lock.lock();
-        try {
-            return home.take();
-        } finally {
-            lock.unlock();
-        }
+        return StressFixtures.take(home, lock);
     }
 
     @Actor

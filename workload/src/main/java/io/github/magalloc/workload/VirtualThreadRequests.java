@@ -15,8 +15,8 @@ import java.util.concurrent.locks.LockSupport;
  * A server that runs each request on a virtual thread of its own (Helidon 4, Jetty 12 or Tomcat with virtual
  * threads, work handed off an event loop): a round starts {@code tasks} virtual threads, at most
  * {@code concurrency} at a time; each allocates {@link #SIZES one buffer of each size}, writes its pattern into
- * them, yields once (where a request would park on I/O), checks the pattern, releases them and ends. A task given no allocator
- * allocates nothing: the cost of the thread alone.
+ * them, yields once (where a request would park on I/O), checks the pattern, releases them and ends. A task given
+ * no allocator allocates nothing: the cost of the thread alone.
  *
  * <p>Virtual threads need JDK 21+; this class is compiled for 17 and reaches them through
  * {@code Thread.ofVirtual().factory()}, looked up once ({@link #virtualThreads()}).
@@ -24,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 public final class VirtualThreadRequests {
     /** The buffers of one task: a header, a small body, a page, a large body. */
     public static final int[] SIZES = {256, 1024, 4096, 16384};
-    /** The round of the issue this scenario reproduces: 100,000 tasks, at most 1,000 at a time. */
+    /** A round: 100,000 tasks, at most 1,000 at a time. */
     public static final int DEFAULT_TASKS = 100_000;
     public static final int DEFAULT_CONCURRENCY = 1_000;
 
