@@ -10,7 +10,7 @@ import java.util.concurrent.locks.LockSupport;
  * The lock of a shared magazine (a {@link Stripe}, or an {@link EndedMagazine}): whoever holds it owns the
  * magazine's lists. A CAS takes it, an ordered (release) store gives it back. Critical sections are a few dozen
  * instructions (one allocation), so waiting spins briefly and then lets others run: a platform thread yields, a
- * virtual thread parks for a moment ({@link #backOff}). No holder parks or blocks while it holds the lock, so a
+ * virtual thread yields a few times and then parks for a moment ({@link #backOff}). No holder parks or blocks while it holds the lock, so a
  * virtual thread holding it never leaves its carrier. {@link Stripes} waits only when every stripe is busy. Unlike
  * {@code ReentrantLock}, unlocking costs no fence on x86. Not reentrant.
  *
@@ -37,6 +37,14 @@ final class MagazineLock extends MagazineLockState {
     byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
 
     private static final int SPINS_BEFORE_YIELD = 64;
+    /**
+     * A waiting virtual thread yields this many times before it parks: a timed park makes garbage (the JDK schedules
+     * a timer task for it, about 100 bytes), a yield does not, and a few yields usually outlast a holder whose carrier
+     * the operating system had set aside for a moment.
+     */
+    private static final int VIRTUAL_THREAD_YIELDS = 3;
+    /** {@code spins} counts through the yields; a waiter starts counting again after each park (or platform yield). */
+    private static final int SPINS_PER_ROUND = SPINS_BEFORE_YIELD * (VIRTUAL_THREAD_YIELDS + 1);
     /** How long a waiting virtual thread parks between attempts: far longer than a critical section. */
     private static final long VIRTUAL_THREAD_PARK_NANOS = 10_000;
 
@@ -67,22 +75,24 @@ final class MagazineLock extends MagazineLockState {
      * spin count. Shared with {@link LargeChunk}'s lock, whose word lives in the chunk itself.
      */
     static int backOff(int spins) {
-        if (spins + 1 < SPINS_BEFORE_YIELD) {
+        int next = spins + 1;
+        if (next % SPINS_BEFORE_YIELD != 0) {
             Thread.onSpinWait();
-            return spins + 1;
+            return next;
         }
-        letOthersRun();
-        return 0;
+        letOthersRun(next / SPINS_BEFORE_YIELD);
+        return next < SPINS_PER_ROUND ? next : 0;
     }
 
     /**
-     * Cold: a platform thread yields its core; a virtual thread parks for a moment, which unmounts it and gives its
-     * carrier to other virtual threads. {@code Thread.yield()} is not enough there: a yielding virtual thread is
-     * queued again where its carrier looks first, so as many waiters as carriers can keep every carrier, and no
-     * other virtual thread runs until the lock is free (no holder parks, but a platform holder can be descheduled).
+     * Cold, the {@code yields}-th time this wait ran out of spins: a platform thread yields its core; a virtual thread
+     * yields {@link #VIRTUAL_THREAD_YIELDS} times and then parks for a moment, which unmounts it and gives its carrier
+     * to other virtual threads. Yields alone are not enough there: a yielding virtual thread is queued again where
+     * its carrier looks first, so as many waiters as carriers can keep every carrier, and no other virtual thread runs
+     * until the lock is free (no holder parks, but a platform holder can be descheduled).
      */
-    private static void letOthersRun() {
-        if (PlatformDependent.isVirtualThread(Thread.currentThread())) {
+    private static void letOthersRun(int yields) {
+        if (yields > VIRTUAL_THREAD_YIELDS && PlatformDependent.isVirtualThread(Thread.currentThread())) {
             LockSupport.parkNanos(VIRTUAL_THREAD_PARK_NANOS);
         } else {
             Thread.yield();
