@@ -36,7 +36,10 @@ class ThreadChurnMemoryTest {
             .isGreaterThanOrEqualTo(300);
         for (boolean direct : new boolean[] {false, true}) {
             assertThat(metric.endedThreadsMemory(direct)).as("held by ended threads, direct=%s", direct).isZero();
-            assertThat(metric.pooledFreeMemory(direct)).isLessThanOrEqualTo(metric.reuseBudget());
+            // Up to twice the budget for a decay period after the churn's last chunks came back (protocol 3a (the
+            // reuse pool's excess)).
+            assertThat(pooledAfterTheExcessPurge(metric, direct)).as("reuse pool, direct=%s", direct)
+                .isLessThanOrEqualTo(metric.reuseBudget());
             assertThat(metric.hugeMemory(direct)).isZero();
             // The release that empties a stripe's large chunk gives the stripe's spares back: one chunk is left
             // per stripe at most, not every chunk the stripes' last burst used.
@@ -49,9 +52,22 @@ class ThreadChurnMemoryTest {
                 .isLessThanOrEqualTo(metric.sharedMagazines() * perMagazineCeiling(alloc));
         }
 
+        // Compared once the reuse pool has given back its excess (above): just after the run it may hold one more
+        // reuse budget per memory type, for the next wave of a workload that comes in waves.
+        long magallocUsed = metric.usedHeapMemory() + metric.usedDirectMemory();
         ThreadChurn.Result adaptive = ThreadChurn.run(new AdaptiveByteBufAllocator(), CONFIG);
-        assertThat(magalloc.usedTotal()).as("magalloc %d B, Netty adaptive %d B", magalloc.usedTotal(),
-            adaptive.usedTotal()).isLessThanOrEqualTo(adaptive.usedTotal());
+        assertThat(magallocUsed).as("magalloc %d B (%d B at the end of the run), Netty adaptive %d B", magallocUsed,
+            magalloc.usedTotal(), adaptive.usedTotal()).isLessThanOrEqualTo(adaptive.usedTotal());
+    }
+
+    /** The reuse pool's bytes once at or below the budget, or as they are after 10 s. */
+    private static long pooledAfterTheExcessPurge(MagazineByteBufAllocatorMetric metric, boolean direct)
+        throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (metric.pooledFreeMemory(direct) > metric.reuseBudget() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return metric.pooledFreeMemory(direct);
     }
 
     /** One chunk of each size class at its largest, plus the largest large chunk. */

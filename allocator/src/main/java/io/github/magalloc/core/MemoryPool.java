@@ -25,6 +25,7 @@ public final class MemoryPool extends BufferPool {
     private final PoolSettings settings;
     private final boolean direct;
     private final ReusePool reuse;
+    private final ReuseExcess reuseExcess;
     /** Where empty large-chunk slabs go: the reuse pool, or the system where that is cheap. */
     private final LargeSlabReturn largeSlabReturn;
     private final SlabSource slabs;
@@ -32,16 +33,33 @@ public final class MemoryPool extends BufferPool {
     private final Stripes stripes;
 
     public MemoryPool(ByteBufAllocator allocator, boolean direct, PoolSettings settings, PoolEvents events) {
+        this(allocator, direct, settings, events, ReuseExcess.DAEMON_THREAD);
+    }
+
+    /** As above, with the purges of the reuse pool's excess run by {@code excessScheduler}; stress tests inject it. */
+    MemoryPool(ByteBufAllocator allocator, boolean direct, PoolSettings settings, PoolEvents events,
+               ReuseExcess.Scheduler excessScheduler) {
         super(allocator, settings.debug());
         this.settings = settings;
         this.direct = direct;
         this.events = events;
         this.largeSlabReturn = LargeSlabReturn.of(direct);
-        this.reuse = new ReusePool(settings.reuseBudgetBytes(),
+        this.reuse = new ReusePool(settings.reuseBudgetBytes(), reuseCeiling(settings),
             Math.max(SizeClasses.MAX_CHUNK_SIZE, settings.maxLargeChunkSize()));
+        this.reuseExcess = new ReuseExcess(reuse, this::freeSlab, excessScheduler, settings.decayMillis());
         this.slabs = new SlabSource(direct, metrics, events);
         this.threads = new ThreadMagazines(this, settings.threadLocalMagazinesForAllThreads());
         this.stripes = new Stripes(this, settings.sharedMagazines());
+    }
+
+    /**
+     * Twice the budget, so that a wave of empty chunks up to the budget's size above it waits {@code decayMillis}
+     * for the next wave instead of going to the system; just the budget when decay is off, since nothing would give
+     * the excess back on time.
+     */
+    private static long reuseCeiling(PoolSettings settings) {
+        long budget = settings.reuseBudgetBytes();
+        return settings.decayMillis() > 0 ? budget + Math.min(budget, Long.MAX_VALUE - budget) : budget;
     }
 
     // ------------------------------------------------------------------ allocation
@@ -173,7 +191,9 @@ public final class MemoryPool extends BufferPool {
         int sizeClass = chunk.sizeClass;
         Slab slab = chunk.slab;
         boolean pooled = reuse.offerChunk(chunk);
-        if (!pooled) {
+        if (pooled) {
+            reuseExcess.afterOffer();
+        } else {
             freeSlab(slab);
         }
         events.chunkRetired(sizeClass, slab.size, metrics.activeChunks(sizeClass), pooled);
@@ -210,16 +230,24 @@ public final class MemoryPool extends BufferPool {
         return slab;
     }
 
-    /** Returns an empty size-class slab to the reuse pool, or to the system when the pool is at its budget. */
+    /** Returns an empty size-class slab to the reuse pool, or to the system when the pool is at its ceiling. */
     void releaseSlab(Slab slab) {
-        if (!reuse.offerSlab(slab)) {
-            freeSlab(slab);
-        }
+        offerOrFree(slab);
     }
 
     /** Returns an empty large-chunk slab to where {@link #largeSlabReturn} says. */
     void releaseLargeSlab(Slab slab) {
-        if (largeSlabReturn == LargeSlabReturn.TO_SYSTEM || !reuse.offerSlab(slab)) {
+        if (largeSlabReturn == LargeSlabReturn.TO_SYSTEM) {
+            freeSlab(slab);
+        } else {
+            offerOrFree(slab);
+        }
+    }
+
+    private void offerOrFree(Slab slab) {
+        if (reuse.offerSlab(slab)) {
+            reuseExcess.afterOffer();
+        } else {
             freeSlab(slab);
         }
     }
@@ -339,6 +367,11 @@ public final class MemoryPool extends BufferPool {
     /** The stripes; tests lock one through it. */
     Stripes stripes() {
         return stripes;
+    }
+
+    /** The purges of the reuse pool's excess; tests look into it. */
+    ReuseExcess reuseExcess() {
+        return reuseExcess;
     }
 
     /** The reuse pool; tests look into it. */

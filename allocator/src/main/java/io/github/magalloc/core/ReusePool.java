@@ -16,14 +16,17 @@ import java.util.concurrent.atomic.AtomicLong;
  *       used as it is, free list and remote queue included, so chunk turnover creates no garbage;</li>
  *   <li>bare slabs, one queue per power-of-two size, for large chunks.</li>
  * </ul>
- * A chunk or slab given back while the pool already holds {@code budget} bytes is freed at once, so the memory the
- * pool keeps never exceeds the budget whatever the core count. All of this is cold path: it runs when a chunk is
- * retired or a new one is needed, never per buffer.
+ * A chunk or slab given back while the pool already holds {@code ceiling} bytes is freed at once; what it holds
+ * above {@code budget} goes back a delay later ({@link ReuseExcess}). So the memory the pool keeps never exceeds the
+ * ceiling, and the budget once the traffic that filled it is gone, whatever the core count. All of this is cold
+ * path: it runs when a chunk is retired or a new one is needed, never per buffer.
  */
 final class ReusePool {
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(SizeClasses.MIN_CHUNK_SIZE);
 
     private final long budget;
+    /** {@code budget <= ceiling}: {@code pooledBytes <= ceiling} always. */
+    private final long ceiling;
     private final int maxSlabSize;
     /** Per size class; a list because Java has no arrays of a generic type. */
     private final List<MpmcAtomicArrayQueue<SizeClassChunk>> chunks;
@@ -31,25 +34,29 @@ final class ReusePool {
     private final List<MpmcAtomicArrayQueue<Slab>> slabs;
     private final AtomicLong pooledBytes = new AtomicLong();
 
-    ReusePool(long budgetBytes, int maxSlabSize) {
+    ReusePool(long budgetBytes, long ceilingBytes, int maxSlabSize) {
+        if (ceilingBytes < budgetBytes) {
+            throw new IllegalArgumentException("ceiling " + ceilingBytes + " below budget " + budgetBytes);
+        }
         this.budget = budgetBytes;
+        this.ceiling = ceilingBytes;
         this.maxSlabSize = maxSlabSize;
         List<MpmcAtomicArrayQueue<SizeClassChunk>> chunkQueues = new ArrayList<>();
         for (int i = 0; i < SizeClasses.COUNT; i++) {
-            chunkQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, SizeClasses.firstChunkSizeOf(i))));
+            chunkQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(ceilingBytes, SizeClasses.firstChunkSizeOf(i))));
         }
         this.chunks = List.copyOf(chunkQueues);
         int buckets = Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1;
         List<MpmcAtomicArrayQueue<Slab>> slabQueues = new ArrayList<>();
         for (int i = 0; i < buckets; i++) {
             long slabSize = (long) SizeClasses.MIN_CHUNK_SIZE << i;
-            slabQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(budgetBytes, slabSize)));
+            slabQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(ceilingBytes, slabSize)));
         }
         this.slabs = List.copyOf(slabQueues);
     }
 
-    private static int capacityFor(long budgetBytes, long entryBytes) {
-        return (int) Math.max(2, Math.min(1 << 16, budgetBytes / entryBytes + 1));
+    private static int capacityFor(long ceilingBytes, long entryBytes) {
+        return (int) Math.max(2, Math.min(1 << 16, ceilingBytes / entryBytes + 1));
     }
 
     boolean isPoolableSlabSize(int size) {
@@ -65,7 +72,7 @@ final class ReusePool {
         return chunk;
     }
 
-    /** Keeps an empty chunk if the budget allows; returns false if the caller must free its slab. */
+    /** Keeps an empty chunk if the ceiling allows; returns false if the caller must free its slab. */
     boolean offerChunk(SizeClassChunk chunk) {
         return offer(chunks.get(chunk.sizeClass), chunk, chunk.slab.size);
     }
@@ -107,7 +114,7 @@ final class ReusePool {
         return null;
     }
 
-    /** Keeps an empty bare slab if the budget allows; returns false if the caller must free it. */
+    /** Keeps an empty bare slab if the ceiling allows; returns false if the caller must free it. */
     boolean offerSlab(Slab slab) {
         return isPoolableSlabSize(slab.size) && offer(slabs.get(bucketOf(slab.size)), slab, slab.size);
     }
@@ -137,8 +144,12 @@ final class ReusePool {
         return budget;
     }
 
+    long ceiling() {
+        return ceiling;
+    }
+
     private <T> boolean offer(MpmcAtomicArrayQueue<T> queue, T item, int bytes) {
-        if (pooledBytes.addAndGet(bytes) > budget) {
+        if (pooledBytes.addAndGet(bytes) > ceiling) {
             pooledBytes.addAndGet(-bytes);
             return false;
         }
