@@ -33,12 +33,6 @@ public final class MemoryPool extends BufferPool {
     private final Stripes stripes;
 
     public MemoryPool(ByteBufAllocator allocator, boolean direct, PoolSettings settings, PoolEvents events) {
-        this(allocator, direct, settings, events, ReuseExcess.DAEMON_THREAD);
-    }
-
-    /** As above, with the purges of the reuse pool's excess run by {@code excessScheduler}; stress tests inject it. */
-    MemoryPool(ByteBufAllocator allocator, boolean direct, PoolSettings settings, PoolEvents events,
-               ReuseExcess.Scheduler excessScheduler) {
         super(allocator, settings.debug());
         this.settings = settings;
         this.direct = direct;
@@ -46,7 +40,8 @@ public final class MemoryPool extends BufferPool {
         this.largeSlabReturn = LargeSlabReturn.of(direct);
         this.reuse = new ReusePool(settings.reuseBudgetBytes(), reuseCeiling(settings),
             Math.max(SizeClasses.MAX_CHUNK_SIZE, settings.maxLargeChunkSize()));
-        this.reuseExcess = new ReuseExcess(reuse, this::freeSlab, excessScheduler, settings.decayMillis());
+        this.reuseExcess = new ReuseExcess(reuse, this::freeSlab, ReuseExcess.DAEMON_THREAD,
+            settings.decayMillis());
         this.slabs = new SlabSource(direct, metrics, events);
         this.threads = new ThreadMagazines(this, settings.threadLocalMagazinesForAllThreads());
         this.stripes = new Stripes(this, settings.sharedMagazines());
@@ -232,22 +227,19 @@ public final class MemoryPool extends BufferPool {
 
     /** Returns an empty size-class slab to the reuse pool, or to the system when the pool is at its ceiling. */
     void releaseSlab(Slab slab) {
-        offerOrFree(slab);
-    }
-
-    /** Returns an empty large-chunk slab to where {@link #largeSlabReturn} says. */
-    void releaseLargeSlab(Slab slab) {
-        if (largeSlabReturn == LargeSlabReturn.TO_SYSTEM) {
-            freeSlab(slab);
-        } else {
-            offerOrFree(slab);
-        }
-    }
-
-    private void offerOrFree(Slab slab) {
         if (reuse.offerSlab(slab)) {
             reuseExcess.afterOffer();
         } else {
+            freeSlab(slab);
+        }
+    }
+
+    /**
+     * Returns an empty large-chunk slab to where {@link #largeSlabReturn} says: the system, or the reuse pool within
+     * its budget (never into the excess above it, which is for the size classes' waves).
+     */
+    void releaseLargeSlab(Slab slab) {
+        if (largeSlabReturn == LargeSlabReturn.TO_SYSTEM || !reuse.offerLargeSlab(slab)) {
             freeSlab(slab);
         }
     }

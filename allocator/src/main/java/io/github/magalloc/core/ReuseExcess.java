@@ -84,15 +84,12 @@ final class ReuseExcess {
         afterOffer();
     }
 
-    /** Frees pooled slabs until the pool holds no more than its budget; returns the bytes freed. */
-    long giveBackExcess() {
-        long freedBytes = 0;
+    /** Frees pooled slabs until the pool holds no more than its budget (or nothing a poll can take). */
+    private void giveBackExcess() {
         Slab slab;
         while (reuse.pooledBytes() > reuse.budget() && (slab = reuse.pollAny()) != null) {
             free.accept(slab);
-            freedBytes += slab.size;
         }
-        return freedBytes;
     }
 
     /** True while a purge is pending; tests read it. */

@@ -16,10 +16,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *       used as it is, free list and remote queue included, so chunk turnover creates no garbage;</li>
  *   <li>bare slabs, one queue per power-of-two size, for large chunks.</li>
  * </ul>
- * A chunk or slab given back while the pool already holds {@code ceiling} bytes is freed at once; what it holds
- * above {@code budget} goes back a delay later ({@link ReuseExcess}). So the memory the pool keeps never exceeds the
- * ceiling, and the budget once the traffic that filled it is gone, whatever the core count. All of this is cold
- * path: it runs when a chunk is retired or a new one is needed, never per buffer.
+ * A size-classed chunk or slab given back while the pool already holds {@code ceiling} bytes is freed at once, a
+ * large chunk's slab already at {@code budget}; what the pool holds above {@code budget} goes back a delay later
+ * ({@link ReuseExcess}). So the memory the pool keeps never exceeds the ceiling, and the budget once the traffic
+ * that filled it is gone, whatever the core count. Only the size classes may go above the budget: their chunks
+ * empty and fill in waves with many requests in flight, while a large chunk's own spares already absorb a large
+ * buffer's comings and goings (protocol 6 (large chunks)). All of this is cold path: it runs when a chunk is retired
+ * or a new one is needed, never per buffer.
  */
 final class ReusePool {
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(SizeClasses.MIN_CHUNK_SIZE);
@@ -74,7 +77,7 @@ final class ReusePool {
 
     /** Keeps an empty chunk if the ceiling allows; returns false if the caller must free its slab. */
     boolean offerChunk(SizeClassChunk chunk) {
-        return offer(chunks.get(chunk.sizeClass), chunk, chunk.slab.size);
+        return offer(chunks.get(chunk.sizeClass), chunk, chunk.slab.size, ceiling);
     }
 
     /**
@@ -114,9 +117,18 @@ final class ReusePool {
         return null;
     }
 
-    /** Keeps an empty bare slab if the ceiling allows; returns false if the caller must free it. */
+    /** Keeps an empty size-class slab if the ceiling allows; returns false if the caller must free it. */
     boolean offerSlab(Slab slab) {
-        return isPoolableSlabSize(slab.size) && offer(slabs.get(bucketOf(slab.size)), slab, slab.size);
+        return offerBareSlab(slab, ceiling);
+    }
+
+    /** Keeps an empty large chunk's slab if the budget allows; returns false if the caller must free it. */
+    boolean offerLargeSlab(Slab slab) {
+        return offerBareSlab(slab, budget);
+    }
+
+    private boolean offerBareSlab(Slab slab, long limit) {
+        return isPoolableSlabSize(slab.size) && offer(slabs.get(bucketOf(slab.size)), slab, slab.size, limit);
     }
 
     /** Removes one pooled slab of any kind (trim), or returns null when the pool is empty. */
@@ -148,8 +160,8 @@ final class ReusePool {
         return ceiling;
     }
 
-    private <T> boolean offer(MpmcAtomicArrayQueue<T> queue, T item, int bytes) {
-        if (pooledBytes.addAndGet(bytes) > ceiling) {
+    private <T> boolean offer(MpmcAtomicArrayQueue<T> queue, T item, int bytes, long limit) {
+        if (pooledBytes.addAndGet(bytes) > limit) {
             pooledBytes.addAndGet(-bytes);
             return false;
         }

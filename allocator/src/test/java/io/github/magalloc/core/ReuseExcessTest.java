@@ -78,6 +78,15 @@ class ReuseExcessTest {
     }
 
     @Test
+    void aLargeChunksSlabIsKeptOnlyWithinTheBudget() {
+        offer();
+        offer();
+        assertThat(reuse.offerLargeSlab(Slab.heap(SLAB))).as("a large chunk's slab, the pool at its budget").isFalse();
+        assertThat(offer()).as("a size-class slab, into the excess").isTrue();
+        assertThat(reuse.pooledBytes()).isEqualTo(3L * SLAB);
+    }
+
+    @Test
     void thePurgeGivesBackDownToTheBudgetAndClearsItsFlag() {
         for (int i = 0; i < 4; i++) {
             offer();
