@@ -2,6 +2,7 @@ package io.github.magalloc;
 
 import io.github.magalloc.core.SizeClasses;
 import io.github.magalloc.churn.ThreadChurn;
+import io.github.magalloc.workload.PeakScenario;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,11 +64,8 @@ class ThreadChurnMemoryTest {
     /** The reuse pool's bytes once at or below the budget, or as they are after 10 s. */
     private static long pooledAfterTheExcessPurge(MagazineByteBufAllocatorMetric metric, boolean direct)
         throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (metric.pooledFreeMemory(direct) > metric.reuseBudget() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        return metric.pooledFreeMemory(direct);
+        return PeakScenario.pollUntilAtMost(() -> metric.pooledFreeMemory(direct), metric.reuseBudget(),
+            System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
     }
 
     /** One chunk of each size class at its largest, plus the largest large chunk. */

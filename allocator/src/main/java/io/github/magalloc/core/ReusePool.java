@@ -28,7 +28,7 @@ final class ReusePool {
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(SizeClasses.MIN_CHUNK_SIZE);
 
     private final long budget;
-    /** {@code budget <= ceiling}: {@code pooledBytes <= ceiling} always. */
+    /** {@code budget <= ceiling}; after every offer, {@code pooledBytes <= ceiling}. */
     private final long ceiling;
     private final int maxSlabSize;
     /** Per size class; a list because Java has no arrays of a generic type. */

@@ -135,13 +135,21 @@ public final class PeakScenario {
      * release; returns the last value read.
      */
     public long awaitAtMost(LongSupplier used, long bound, double seconds) throws InterruptedException {
-        long deadline = releasedNanos + (long) (seconds * 1e9);
-        long value = used.getAsLong();
-        while (value > bound && System.nanoTime() < deadline) {
+        return pollUntilAtMost(used, bound, releasedNanos + (long) (seconds * 1e9));
+    }
+
+    /**
+     * Polls {@code value} every 50 ms until it is at most {@code bound} or {@link System#nanoTime()} passes
+     * {@code deadlineNanos}; returns the last value read. For memory that an allocator gives back on its own time.
+     */
+    public static long pollUntilAtMost(LongSupplier value, long bound, long deadlineNanos)
+        throws InterruptedException {
+        long last = value.getAsLong();
+        while (last > bound && System.nanoTime() < deadlineNanos) {
             Thread.sleep(50);
-            value = used.getAsLong();
+            last = value.getAsLong();
         }
-        return value;
+        return last;
     }
 
     /** Seconds since the peak's release. */
