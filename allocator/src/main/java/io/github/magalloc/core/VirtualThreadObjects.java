@@ -29,12 +29,14 @@ import java.lang.ref.Cleaner;
  *   <li><b>dropped</b>: left to the garbage collector (stack full, a releasing thread other than the holder that
  *       finds the lock busy, debug mode).</li>
  * </ol>
- * The stripe's lock holder takes the first object the rule allows among the top {@value #LOOKS}: a stack, because
- * the object on top was most likely released by the task this carrier ran last, which has ended (a carrier runs the
- * next virtual thread only after the last one unmounted), and is still in this core's cache. The holder releasing
- * its own buffer pushes under the lock, waiting for it (as its release of a size-classed buffer's memory does); any
- * other thread (an event loop releasing what a virtual thread wrote) only tries the lock and drops the object if it
- * is busy, so a consumer never waits for the virtual threads' allocations.
+ * The stripe's lock holder takes the first object the rule allows among the top {@value #LOOKS}, then among the
+ * bottom {@value #LOOKS}: a stack, because the object on top was most likely released by the task this carrier ran
+ * last, which has ended (a carrier runs the next virtual thread only after the last one unmounted), and is still in
+ * this core's cache; the bottom too, because in a wave of releases the top objects' holders may all still run, and
+ * the oldest objects' holders have most likely ended. The holder releasing its own buffer pushes under the lock,
+ * waiting for it (as its release of a size-classed buffer's memory does); any other thread (an event loop releasing
+ * what a virtual thread wrote) only tries the lock and drops the object if it is busy, so a consumer never waits for
+ * the virtual threads' allocations.
  *
  * <h2>No ended thread kept: the sweep</h2>
  * A waiting object names its holder strongly (a weak reference per request would be garbage), so it would keep an
@@ -58,7 +60,7 @@ final class VirtualThreadObjects extends ObjectCache {
      * again by the next one), about 640 KiB of objects at most.
      */
     static final int OBJECTS_PER_POOL = 8192;
-    /** Waiting objects looked at per allocation before a new one is made. */
+    /** Waiting objects looked at on each end of the stack per allocation before a new one is made. */
     static final int LOOKS = 16;
     /** The first JDK with virtual threads; before it, nobody sweeps, and no sweeper thread starts. */
     private static final int VIRTUAL_THREADS_JDK = 21;
@@ -132,20 +134,43 @@ final class VirtualThreadObjects extends ObjectCache {
         return buf;
     }
 
-    /** The first of the top {@link #LOOKS} waiting objects that {@code caller} may have, taken off the stack. */
+    /**
+     * The first object {@code caller} may have among the top {@link #LOOKS} waiting objects, then among the bottom
+     * {@code LOOKS}, taken off the stack; null if none.
+     */
     private MagByteBuf popHandableTo(Thread caller) {
         int top = waitingCount - 1;
-        for (int i = top; i >= 0 && i > top - LOOKS; i--) {
-            MagByteBuf buf = waiting[i];
-            Thread holder = buf.holder();
-            if (holder == caller || holder == null || !holder.isAlive()) {
-                waiting[i] = waiting[top];
-                waiting[top] = null;
-                waitingCount = top;
-                return buf;
+        int belowTopLooks = Math.max(top - LOOKS, -1);
+        for (int i = top; i > belowTopLooks; i--) {
+            if (mayHave(caller, waiting[i])) {
+                return removeAt(i, top);
+            }
+        }
+        // In a wave of releases the top holds the objects of the last releasers, which may still run: one that finds
+        // the lock busy for its next release yields its carrier and queues behind other virtual threads before it
+        // ends. The bottom holds the oldest objects, whose holders most likely ended.
+        int bottomLooks = Math.min(belowTopLooks + 1, LOOKS);
+        for (int i = 0; i < bottomLooks; i++) {
+            if (mayHave(caller, waiting[i])) {
+                return removeAt(i, top);
             }
         }
         return null;
+    }
+
+    /** The rule of this home (see the class comment). */
+    private static boolean mayHave(Thread caller, MagByteBuf buf) {
+        Thread holder = buf.holder();
+        return holder == caller || holder == null || !holder.isAlive();
+    }
+
+    /** Takes {@code waiting[i]} off the stack, whose top is {@code waiting[top]}, and fills its place with the top. */
+    private MagByteBuf removeAt(int i, int top) {
+        MagByteBuf buf = waiting[i];
+        waiting[i] = waiting[top];
+        waiting[top] = null;
+        waitingCount = top;
+        return buf;
     }
 
     /**

@@ -85,18 +85,23 @@ class VirtualThreadObjectsTest {
 
     @Test
     @Timeout(30)
-    void anObjectReleasedByAThreadThatStillRunsGoesToNoOtherThread() throws Exception {
-        AtomicReference<MagByteBuf> released = new AtomicReference<>();
+    void objectsReleasedByAThreadThatStillRunsGoToNoOtherThread() throws Exception {
+        // Enough objects that a take looks at the top, the bottom and leaves some between.
+        int count = 2 * VirtualThreadObjects.LOOKS + 1;
+        List<MagByteBuf> released = new ArrayList<>();
         CountDownLatch end = onThreadThatKeepsRunning(() -> {
-            MagByteBuf buf = take();
-            recycle(buf);
-            released.set(buf);
+            for (int i = 0; i < count; i++) {
+                released.add(take());
+            }
+            released.forEach(this::recycle);
         });
         try {
             for (int i = 0; i < 100; i++) {
-                assertThat(take()).as("take %d", i).isNotSameAs(released.get());
+                MagByteBuf taken = take();
+                assertThat(released).as("take %d", i).noneMatch(buf -> buf == taken);
             }
-            assertThat(released.get().holder().isAlive()).isTrue();
+            assertThat(home.waitingCount()).isEqualTo(count);
+            assertThat(released.get(0).holder().isAlive()).isTrue();
         } finally {
             end.countDown();
         }
@@ -119,12 +124,28 @@ class VirtualThreadObjectsTest {
     @Test
     @Timeout(30)
     void aTakeLooksPastObjectsWhoseHoldersStillRunToOnesItMayHave() throws Exception {
+        // The ended thread's object at the bottom, among the top LOOKS.
+        takeTheEndedThreadsObjectBelowOnesOfARunningThread(VirtualThreadObjects.LOOKS - 1);
+    }
+
+    @Test
+    @Timeout(30)
+    void aTakeLooksAtTheBottomWhenTheHoldersOfTheTopObjectsAllStillRun() throws Exception {
+        // The ended thread's object at the bottom, below the top LOOKS: a wave of releases by running threads.
+        takeTheEndedThreadsObjectBelowOnesOfARunningThread(VirtualThreadObjects.LOOKS + 5);
+    }
+
+    /**
+     * A thread that ended released an object, then a thread that keeps running released {@code above} objects on top
+     * of it: a take gets the ended thread's object, and the next a new one.
+     */
+    private void takeTheEndedThreadsObjectBelowOnesOfARunningThread(int above) throws Exception {
         List<MagByteBuf> ofRunning = new ArrayList<>();
         CountDownLatch taken = new CountDownLatch(1);
         CountDownLatch endedReleased = new CountDownLatch(1);
         CountDownLatch end = new CountDownLatch(1);
         Thread running = new Thread(() -> {
-            for (int i = 0; i < VirtualThreadObjects.LOOKS - 1; i++) {
+            for (int i = 0; i < above; i++) {
                 ofRunning.add(take());
             }
             taken.countDown();
@@ -142,13 +163,12 @@ class VirtualThreadObjectsTest {
                 ofEnded.set(buf);
             });
             endedReleased.countDown();
-            waitUntil(() -> home.waitingCount() == VirtualThreadObjects.LOOKS);
-            // The ended thread's object is at the bottom, below LOOKS - 1 objects of a running thread.
+            waitUntil(() -> home.waitingCount() == above + 1);
             assertThat(take()).isSameAs(ofEnded.get());
             // Only objects of the running thread are left: a new one.
             MagByteBuf fresh = take();
             assertThat(ofRunning).noneMatch(buf -> buf == fresh);
-            assertThat(home.waitingCount()).isEqualTo(VirtualThreadObjects.LOOKS - 1);
+            assertThat(home.waitingCount()).isEqualTo(above);
         } finally {
             end.countDown();
         }
