@@ -10,9 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  * The lock of a shared magazine (a {@link Stripe}, or an {@link EndedMagazine}): whoever holds it owns the
  * magazine's lists. A CAS takes it, an ordered (release) store gives it back. Critical sections are a few dozen
  * instructions (one allocation), so waiting spins briefly and then lets others run: a platform thread yields, a
- * virtual thread yields a few times and then parks for a moment ({@link #backOff}). No holder parks or blocks while
- * it holds the lock, so a virtual thread holding it never leaves its carrier. {@link Stripes} waits only when every
- * stripe is busy. Unlike {@code ReentrantLock}, unlocking costs no fence on x86. Not reentrant.
+ * virtual thread spins longer, yields a few times and then parks for a moment ({@link #backOff}). No holder parks or
+ * blocks while it holds the lock, so a virtual thread holding it never leaves its carrier. {@link Stripes} waits only
+ * when every stripe is busy. Unlike {@code ReentrantLock}, unlocking costs no fence on x86. Not reentrant.
  *
  * <p>A release store orders what the holder wrote before it, not the loads after it: x86 lets the holder's next
  * loads run while the store still sits in its store buffer. So a thread that publishes work for the holder and then
@@ -38,13 +38,20 @@ final class MagazineLock extends MagazineLockState {
 
     private static final int SPINS_BEFORE_YIELD = 64;
     /**
-     * A waiting virtual thread yields this many times before it parks: a timed park makes garbage (the JDK schedules
-     * a timer task for it, about 100 bytes), a yield does not, and a few yields usually outlast a holder whose carrier
-     * the operating system had set aside for a moment.
+     * A waiting virtual thread spins this long before it first yields: a yield unmounts it, which copies its stack
+     * into a heap object (about 500 bytes of garbage per yield in a magalloc frame, measured) and takes microseconds,
+     * while in a burst of requests a stripe is usually free again within a few hundred spins.
+     */
+    private static final int VIRTUAL_THREAD_SPINS_BEFORE_YIELD = 512;
+    /**
+     * A waiting virtual thread then yields this many times, {@link #SPINS_BEFORE_YIELD} spins apart, before it parks:
+     * a timed park makes more garbage (the JDK schedules a timer task for it, about 100 bytes more), and a few yields
+     * usually outlast a holder whose carrier the operating system had set aside for a moment.
      */
     private static final int VIRTUAL_THREAD_YIELDS = 3;
-    /** {@code spins} counts through the yields; a waiter starts counting again after each park (or platform yield). */
-    private static final int SPINS_PER_ROUND = SPINS_BEFORE_YIELD * (VIRTUAL_THREAD_YIELDS + 1);
+    /** A virtual thread's spins until it parks; it starts counting again after the park. */
+    private static final int VIRTUAL_THREAD_SPINS_BEFORE_PARK =
+        VIRTUAL_THREAD_SPINS_BEFORE_YIELD + SPINS_BEFORE_YIELD * VIRTUAL_THREAD_YIELDS;
     /** How long a waiting virtual thread parks between attempts: far longer than a critical section. */
     private static final long VIRTUAL_THREAD_PARK_NANOS = 10_000;
 
@@ -80,23 +87,32 @@ final class MagazineLock extends MagazineLockState {
             Thread.onSpinWait();
             return next;
         }
-        letOthersRun(next / SPINS_BEFORE_YIELD);
-        return next < SPINS_PER_ROUND ? next : 0;
+        return letOthersRun(next);
     }
 
     /**
-     * Cold, the {@code yields}-th time this wait ran out of spins: a platform thread yields its core; a virtual thread
-     * yields {@link #VIRTUAL_THREAD_YIELDS} times and then parks for a moment, which unmounts it and gives its carrier
-     * to other virtual threads. Yields alone are not enough there: a yielding virtual thread is queued again where
-     * its carrier looks first, so as many waiters as carriers can keep every carrier, and no other virtual thread runs
-     * until the lock is free (no holder parks, but a platform holder can be descheduled).
+     * Cold, every {@link #SPINS_BEFORE_YIELD} spins of a wait: a platform thread yields its core; a virtual thread
+     * spins on up to {@link #VIRTUAL_THREAD_SPINS_BEFORE_YIELD}, yields {@link #VIRTUAL_THREAD_YIELDS} times and then
+     * parks for a moment, which unmounts it and gives its carrier to other virtual threads. Yields alone are not
+     * enough there: a yielding virtual thread is queued again where its carrier looks first, so as many waiters as
+     * carriers can keep every carrier, and no other virtual thread runs until the lock is free (no holder parks, but
+     * a platform holder can be descheduled). Returns the spin count to go on from.
      */
-    private static void letOthersRun(int yields) {
-        if (yields > VIRTUAL_THREAD_YIELDS && PlatformDependent.isVirtualThread(Thread.currentThread())) {
-            LockSupport.parkNanos(VIRTUAL_THREAD_PARK_NANOS);
-        } else {
+    private static int letOthersRun(int spins) {
+        if (!PlatformDependent.isVirtualThread(Thread.currentThread())) {
             Thread.yield();
+            return 0;
         }
+        if (spins < VIRTUAL_THREAD_SPINS_BEFORE_YIELD) {
+            Thread.onSpinWait();
+            return spins;
+        }
+        if (spins < VIRTUAL_THREAD_SPINS_BEFORE_PARK) {
+            Thread.yield();
+            return spins;
+        }
+        LockSupport.parkNanos(VIRTUAL_THREAD_PARK_NANOS);
+        return 0;
     }
 }
 
