@@ -15,6 +15,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
+import java.util.List;
 
 import static io.netty.util.internal.ObjectUtil.checkPositive;
 
@@ -99,6 +100,14 @@ public abstract class MagByteBuf extends AbstractByteBuf {
             return new HeapMagByteBuf(pool, home);
         }
         return UNSAFE_DIRECT ? new UnsafeDirectMagByteBuf(pool, home) : new DirectMagByteBuf(pool, home);
+    }
+
+    /**
+     * The classes {@link #newObject} makes objects of in this JVM (only the direct one it uses), for initializing them
+     * ahead of the first allocation.
+     */
+    public static List<Class<? extends MagByteBuf>> objectClasses() {
+        return List.of(HeapMagByteBuf.class, UNSAFE_DIRECT ? UnsafeDirectMagByteBuf.class : DirectMagByteBuf.class);
     }
 
     /** Prepares a fresh or recycled object to represent new memory. */

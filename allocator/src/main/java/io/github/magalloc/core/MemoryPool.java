@@ -20,6 +20,10 @@ public final class MemoryPool extends BufferPool {
      */
     static final int GROWTH_RESERVE_LIMIT = 8 * 1024;
 
+    static {
+        ClassesLoadedAhead.loadAndInitialize();
+    }
+
     final PoolMetrics metrics = new PoolMetrics();
     final PoolEvents events;
     private final PoolSettings settings;

@@ -88,6 +88,11 @@ final class VirtualThreadObjects extends ObjectCache {
     private int waitingCount;
     /** Runs the sweep after the next garbage collection. */
     private final AfterNextCollection sweeps;
+    /**
+     * {@link #sweep} as a task, made with the home: a method reference made at its first use would spin its class on
+     * the releasing virtual thread, which is pinned while it does.
+     */
+    private final Runnable sweepTask = this::sweep;
     /** True while a sweep is due after the next garbage collection; see the class comment. */
     private volatile boolean sweepArmed;
 
@@ -214,7 +219,7 @@ final class VirtualThreadObjects extends ObjectCache {
     /** Cold: the sweep runs once a canary that nothing references has been collected. */
     private void armSweep() {
         if (casSweepArmed(false, true)) {
-            sweeps.schedule(this::sweep);
+            sweeps.schedule(sweepTask);
         }
     }
 

@@ -3,18 +3,32 @@ package io.github.magalloc.jfr;
 import io.github.magalloc.core.PoolEvents;
 import io.netty.util.internal.PlatformDependent;
 
+import java.lang.invoke.MethodHandles;
 import java.util.List;
 
 /** Records a pool's events as flight-recorder events; loaded only where the {@code jdk.jfr} module is. */
 final class JfrPoolEvents implements PoolEvents {
     /**
-     * Every event class, loaded with this class, that is when an allocator is made. Loaded lazily, the first event
-     * of a kind would load its class on the thread that fires it, and a virtual thread that waits inside class
-     * loading (for another thread loading the same class, or for JFR instrumenting it) is pinned to its carrier.
+     * Every event class, loaded and initialized with this class, that is when an allocator is made. Done lazily, the
+     * first event of a kind would load and initialize its class on the thread that fires it, and a virtual thread
+     * that waits inside class loading or a static initializer (for another thread loading the same class, or for
+     * JFR, which registers an event class in its static initializer under a lock) is pinned to its carrier.
      */
-    static final List<Class<? extends MagallocEvent>> EVENT_CLASSES = List.of(SlabAllocatedEvent.class,
+    static final List<Class<? extends MagallocEvent>> EVENT_CLASSES = initialized(List.of(SlabAllocatedEvent.class,
         SlabFreedEvent.class, MemoryExhaustedEvent.class, ChunkActivatedEvent.class, ChunkRetiredEvent.class,
-        ReusePoolTakeEvent.class, MagazineCreatedEvent.class, MagazineEndedEvent.class, TrimEvent.class);
+        ReusePoolTakeEvent.class, MagazineCreatedEvent.class, MagazineEndedEvent.class, TrimEvent.class));
+
+    private static <T extends Class<?>> List<T> initialized(List<T> classes) {
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        for (Class<?> eventClass : classes) {
+            try {
+                lookup.ensureInitialized(eventClass);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException("cannot initialize " + eventClass.getName(), e);
+            }
+        }
+        return classes;
+    }
 
     private final int allocatorId;
     private final boolean direct;

@@ -179,16 +179,6 @@ class VirtualThreadsTest {
         assertThat(TestAccess.pool(allocator, true).threadMagazineCount()).isEqualTo(1);
     }
 
-    /** Parks inside its class initializer: a virtual thread that does so is pinned (the recording's control). */
-    static final class PinsWhenInitialized {
-        static {
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-        }
-
-        static void initialize() {
-        }
-    }
-
     @Test
     @Timeout(120)
     void noAllocatorFramePinsAVirtualThread() throws Exception {
@@ -197,11 +187,7 @@ class VirtualThreadsTest {
         // the allocating thread and on others.
         MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
         ConcurrentLinkedQueue<ByteBuf> handOffs = new ConcurrentLinkedQueue<>();
-        Path file = Files.createTempFile("virtual-thread-pinning", ".jfr");
-        try (Recording recording = new Recording()) {
-            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
-            recording.start();
-            VirtualThreadsForTests.start(PinsWhenInitialized::initialize).join();
+        VirtualThreadPins.assertNoAllocatorFramePinnedDuring(VirtualThreadsTest.class, () -> {
             runTasks(2_000, 100, () -> {
                 for (int size : new int[] {64, 1024, 16384, 100_000, 2_000_000}) {
                     ByteBuf buf = size % 2 == 0 ? allocator.directBuffer(size) : allocator.heapBuffer(size);
@@ -215,31 +201,7 @@ class VirtualThreadsTest {
                 }
             });
             handOffs.forEach(ByteBuf::release);
-            recording.stop();
-            recording.dump(file);
-        }
-        // Other recordings of this JVM may add their events to the file: only pins count.
-        List<RecordedEvent> pins = RecordingFile.readAllEvents(file).stream()
-            .filter(e -> e.getEventType().getName().equals("jdk.VirtualThreadPinned"))
-            .collect(Collectors.toList());
-        Files.delete(file);
-        assertThat(pins).as("the control pin, which shows the recording sees pinning")
-            .anySatisfy(e -> assertThat(frames(e)).anyMatch(f -> f.contains(PinsWhenInitialized.class.getName())));
-        for (RecordedEvent pin : pins) {
-            assertThat(frames(pin)).as("a pinned virtual thread's stack")
-                .noneMatch(f -> f.startsWith("io.github.magalloc.")
-                    && !f.startsWith(VirtualThreadsTest.class.getName()));
-        }
-    }
-
-    private static List<String> frames(RecordedEvent event) {
-        List<String> frames = new ArrayList<>();
-        if (event.getStackTrace() != null) {
-            for (RecordedFrame frame : event.getStackTrace().getFrames()) {
-                frames.add(frame.getMethod().getType().getName() + "." + frame.getMethod().getName());
-            }
-        }
-        return frames;
+        });
     }
 
     @Test
