@@ -69,12 +69,13 @@ final class ClassesLoadedAhead {
 
     /**
      * A direct slab's memory comes from Netty, whose class for it is private: a slab of one byte, freed at once,
-     * loads it. Without direct memory left the first direct slab loads it instead; nothing else depends on it.
+     * loads it. Where no direct memory can be had (none left, or direct buffers unavailable) the first direct slab
+     * loads it instead, or fails as it would have: a heap-only user must not lose the allocator to this probe.
      */
     private static void loadDirectSlabClasses() {
         try {
             Slab.direct(PROBE_SLAB_SIZE).free();
-        } catch (OutOfMemoryError e) {
+        } catch (OutOfMemoryError | RuntimeException e) {
             // Loaded later, by the first direct slab: at worst that one may pin a virtual thread.
         }
     }
