@@ -2,6 +2,7 @@ package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
+import io.netty.buffer.ByteBuf;
 import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import org.jctools.queues.atomic.AtomicQueueUtil;
@@ -25,7 +26,8 @@ final class ClassesLoadedAhead {
     };
     /**
      * Netty's classes that its leak detection uses for a sampled allocation ({@code toLeakAwareBuffer}, which every
-     * allocator's buffers pass through), not public: by name, each where this Netty version has it.
+     * allocator's buffers pass through), not public: by name, each where this Netty version has it, through
+     * netty-buffer's class loader, which sees netty-buffer's classes and the netty-common ones it uses.
      */
     private static final String[] LEAK_DETECTION_CLASSES = {
         "io.netty.buffer.SimpleLeakAwareByteBuf", "io.netty.buffer.AdvancedLeakAwareByteBuf",
@@ -61,7 +63,7 @@ final class ClassesLoadedAhead {
 
     private static void initializeIfPresent(String name) {
         try {
-            Class.forName(name, true, FastThreadLocalThread.class.getClassLoader());
+            Class.forName(name, true, ByteBuf.class.getClassLoader());
         } catch (ClassNotFoundException e) {
             // Another Netty version, without this class: its leak detection loads what it has at its first use.
         }
