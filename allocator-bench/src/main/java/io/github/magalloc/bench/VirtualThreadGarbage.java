@@ -19,6 +19,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.concurrent.ThreadFactory;
 
@@ -48,7 +49,7 @@ public final class VirtualThreadGarbage {
         TASK,
         /** Netty's and magalloc's code. */
         ALLOCATOR,
-        /** This class and JMH: starting the recording (the JDK instruments event classes then). Not a task's. */
+        /** This class: starting the recording (the JDK instruments event classes then). Not a task's. */
         MEASUREMENT,
         /** JDK frames only: the virtual threads' scheduler and the JDK's own threads. */
         JDK
@@ -77,8 +78,8 @@ public final class VirtualThreadGarbage {
         }
         String kind = args[0].toUpperCase(Locale.ROOT);
         ByteBufAllocator allocator = kind.equals("NONE") ? null : allocatorOf(kind);
-        int warmRounds = args.length > 1 ? count(args[1], "WARM_ROUNDS", 0) : 10;
-        int tasks = args.length > 2 ? count(args[2], "TASKS", 1) : 20_000;
+        int warmRounds = args.length > 1 ? atLeast(0, "WARM_ROUNDS", args[1]) : 10;
+        int tasks = args.length > 2 ? atLeast(1, "TASKS", args[2]) : 20_000;
 
         VirtualThreadRequests requests = new VirtualThreadRequests(allocator, true,
             VirtualThreadRequests.DEFAULT_CONCURRENCY, threads);
@@ -127,11 +128,12 @@ public final class VirtualThreadGarbage {
         }
     }
 
-    private static int count(String value, String name, int least) {
+    /** {@code value} as a whole number of at least {@code least}; else exits with the usage. */
+    private static int atLeast(int least, String name, String value) {
         try {
-            int count = Integer.parseInt(value);
-            if (count >= least) {
-                return count;
+            int number = Integer.parseInt(value);
+            if (number >= least) {
+                return number;
             }
         } catch (NumberFormatException e) {
             // reported below
@@ -141,8 +143,12 @@ public final class VirtualThreadGarbage {
     }
 
     private static void exitWithUsage(String problem) {
+        StringJoiner allocators = new StringJoiner("|", "", "|NONE");
+        for (AllocatorKind kind : AllocatorKind.values()) {
+            allocators.add(kind.name());
+        }
         System.err.println(problem + "\nusage: java -XX:-UseTLAB -cp benchmarks.jar "
-            + VirtualThreadGarbage.class.getName() + " MAGALLOC|ADAPTIVE|POOLED|POOLED_ALL_THREADS|UNPOOLED|NONE [WARM_ROUNDS [TASKS]]");
+            + VirtualThreadGarbage.class.getName() + " " + allocators + " [WARM_ROUNDS [TASKS]]");
         System.exit(2);
     }
 
@@ -185,7 +191,7 @@ public final class VirtualThreadGarbage {
             if (type.startsWith("io.github.magalloc.workload.")) {
                 return Owner.TASK;
             }
-            if (type.startsWith("io.github.magalloc.bench.") || type.startsWith("org.openjdk.jmh.")) {
+            if (type.startsWith("io.github.magalloc.bench.")) {
                 return Owner.MEASUREMENT;
             }
             return Owner.ALLOCATOR;
