@@ -26,8 +26,11 @@ public final class MagazineAllocatorConfig {
     private static final int BUILT_IN_MAX_POOLED_SIZE = 1024 * 1024;
     private static final int BUILT_IN_MAX_LARGE_CHUNK_SIZE = 8 * 1024 * 1024;
     private static final long BUILT_IN_DECAY_MILLIS = 1000;
+    private static final long BUILT_IN_NATIVE_TRIM_MILLIS = 1000;
     /** One hour: a longer period gives nothing back in any time an operator waits for. */
     static final long MAX_DECAY_MILLIS = 3_600_000;
+    /** One hour, for the same reason. */
+    static final long MAX_NATIVE_TRIM_MILLIS = 3_600_000;
 
     static final boolean DEFAULT_PREFER_DIRECT =
         SystemPropertyUtil.getBoolean("magalloc.preferDirect", true);
@@ -45,6 +48,8 @@ public final class MagazineAllocatorConfig {
         SystemPropertyUtil.getBoolean("magalloc.threadLocalMagazinesForAllThreads", false);
     static final long DEFAULT_DECAY_MILLIS = longProperty("magalloc.decayMillis", BUILT_IN_DECAY_MILLIS,
         MagazineAllocatorConfig::checkDecayMillis);
+    static final long DEFAULT_NATIVE_TRIM_MILLIS = longProperty("magalloc.nativeTrimMillis",
+        BUILT_IN_NATIVE_TRIM_MILLIS, MagazineAllocatorConfig::checkNativeTrimMillis);
     static final boolean DEFAULT_DEBUG = SystemPropertyUtil.getBoolean("magalloc.debug", false);
 
     private final boolean preferDirect;
@@ -54,6 +59,7 @@ public final class MagazineAllocatorConfig {
     private final int sharedMagazines;
     private final boolean threadLocalMagazinesForAllThreads;
     private final long decayMillis;
+    private final long nativeTrimMillis;
     private final boolean debug;
 
     MagazineAllocatorConfig(Builder b) {
@@ -62,6 +68,7 @@ public final class MagazineAllocatorConfig {
         throwIfInvalid(checkMaxPooledSize(b.maxPooledSize, b.maxLargeChunkSize));
         throwIfInvalid(checkSharedMagazines(b.sharedMagazines));
         throwIfInvalid(checkDecayMillis(b.decayMillis));
+        throwIfInvalid(checkNativeTrimMillis(b.nativeTrimMillis));
         this.preferDirect = b.preferDirect;
         this.reuseBudgetBytes = b.reuseBudgetBytes;
         this.maxPooledSize = b.maxPooledSize;
@@ -69,6 +76,7 @@ public final class MagazineAllocatorConfig {
         this.sharedMagazines = b.sharedMagazines;
         this.threadLocalMagazinesForAllThreads = b.threadLocalMagazinesForAllThreads;
         this.decayMillis = b.decayMillis;
+        this.nativeTrimMillis = b.nativeTrimMillis;
         this.debug = b.debug;
     }
 
@@ -102,6 +110,11 @@ public final class MagazineAllocatorConfig {
     static String checkDecayMillis(long millis) {
         return millis >= 0 && millis <= MAX_DECAY_MILLIS ? null
             : "decayMillis: " + millis + " (expected: 0 (off) to " + MAX_DECAY_MILLIS + ")";
+    }
+
+    static String checkNativeTrimMillis(long millis) {
+        return millis >= 0 && millis <= MAX_NATIVE_TRIM_MILLIS ? null
+            : "nativeTrimMillis: " + millis + " (expected: 0 (off) to " + MAX_NATIVE_TRIM_MILLIS + ")";
     }
 
     /** A system property's value if it follows its rule, else (with a warning) the built-in default. */
@@ -159,6 +172,10 @@ public final class MagazineAllocatorConfig {
         return decayMillis;
     }
 
+    public long nativeTrimMillis() {
+        return nativeTrimMillis;
+    }
+
     public boolean debug() {
         return debug;
     }
@@ -166,7 +183,7 @@ public final class MagazineAllocatorConfig {
     /** What each of the two memory pools is built with. */
     PoolSettings poolSettings() {
         return new PoolSettings(reuseBudgetBytes, maxPooledSize, maxLargeChunkSize, sharedMagazines,
-            threadLocalMagazinesForAllThreads, decayMillis, debug);
+            threadLocalMagazinesForAllThreads, decayMillis, nativeTrimMillis, debug);
     }
 
     @Override
@@ -175,7 +192,7 @@ public final class MagazineAllocatorConfig {
             + ", maxPooledSize=" + maxPooledSize + ", maxLargeChunkSize=" + maxLargeChunkSize
             + ", sharedMagazines=" + sharedMagazines
             + ", threadLocalMagazinesForAllThreads=" + threadLocalMagazinesForAllThreads + ", decayMillis=" + decayMillis
-            + ", debug=" + debug + '}';
+            + ", nativeTrimMillis=" + nativeTrimMillis + ", debug=" + debug + '}';
     }
 
     /** Builds a {@link MagazineByteBufAllocator}; starts from the defaults (and their system properties). */
@@ -187,6 +204,7 @@ public final class MagazineAllocatorConfig {
         private int sharedMagazines = DEFAULT_SHARED_MAGAZINES;
         private boolean threadLocalMagazinesForAllThreads = DEFAULT_THREAD_LOCAL_FOR_ALL_THREADS;
         private long decayMillis = DEFAULT_DECAY_MILLIS;
+        private long nativeTrimMillis = DEFAULT_NATIVE_TRIM_MILLIS;
         private boolean debug = DEFAULT_DEBUG;
 
         Builder() {
@@ -235,6 +253,16 @@ public final class MagazineAllocatorConfig {
          */
         public Builder decayMillis(long millis) {
             this.decayMillis = millis;
+            return this;
+        }
+
+        /**
+         * Least time between two trims of the C allocator's heap, in milliseconds; 0 turns them off. After direct
+         * memory went back to the C allocator, its heap is trimmed on a background thread, so that the process's
+         * resident memory follows what the allocator holds (glibc keeps freed blocks otherwise).
+         */
+        public Builder nativeTrimMillis(long millis) {
+            this.nativeTrimMillis = millis;
             return this;
         }
 

@@ -30,6 +30,15 @@ class MagazineAllocatorConfigTest {
     }
 
     @Test
+    void nativeTrimMillisIsFromZeroToAnHour() {
+        rejects(MagazineByteBufAllocator.builder().nativeTrimMillis(-1), "nativeTrimMillis: -1");
+        rejects(MagazineByteBufAllocator.builder().nativeTrimMillis(3_600_001), "nativeTrimMillis: 3600001");
+        assertThat(MagazineByteBufAllocator.builder().nativeTrimMillis(0).config().nativeTrimMillis()).isZero();
+        assertThat(MagazineByteBufAllocator.builder().nativeTrimMillis(3_600_000).config().nativeTrimMillis())
+            .isEqualTo(3_600_000);
+    }
+
+    @Test
     void maxLargeChunkSizeIsAPowerOfTwoFrom512KiBTo1GiB() {
         rejects(MagazineByteBufAllocator.builder().maxLargeChunkSize(3_000_000), "maxLargeChunkSize: 3000000");
         rejects(MagazineByteBufAllocator.builder().maxLargeChunkSize(256 * KIB).maxPooledSize(64 * KIB),

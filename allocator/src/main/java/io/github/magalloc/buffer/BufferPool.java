@@ -22,4 +22,10 @@ public abstract class BufferPool {
      * {@code min(capacity, newCapacity)} bytes; {@code buf}'s old memory is freed after the copy.
      */
     protected abstract void reallocate(MagByteBuf buf, int newCapacity);
+
+    /**
+     * Gives back what {@code buf}'s memory holds beyond {@code newCapacity} (at most half its reserved bytes) where
+     * that saves at least half, keeping its first {@code newCapacity} bytes; else keeps the memory as it is.
+     */
+    protected abstract void shrink(MagByteBuf buf, int newCapacity);
 }

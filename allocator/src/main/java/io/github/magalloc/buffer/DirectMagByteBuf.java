@@ -36,13 +36,13 @@ class DirectMagByteBuf extends MagByteBuf {
     }
 
     @Override
-    public void copyContentTo(MagByteBuf target, int bytes) {
-        ((DirectMagByteBuf) target).slabBuffer.put(target.offset, slabBuffer, offset, bytes);
+    public void copyContentTo(MagByteBuf target, int index, int bytes) {
+        ((DirectMagByteBuf) target).slabBuffer.put(target.offset + index, slabBuffer, offset + index, bytes);
     }
 
     @Override
-    final void poison() {
-        for (int i = 0; i < maxLength; i++) {
+    final void poison(int index, int bytes) {
+        for (int i = index; i < index + bytes; i++) {
             slabBuffer.put(offset + i, POISON);
         }
     }

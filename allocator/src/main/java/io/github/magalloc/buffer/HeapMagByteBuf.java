@@ -43,13 +43,13 @@ final class HeapMagByteBuf extends MagByteBuf {
     }
 
     @Override
-    public void copyContentTo(MagByteBuf target, int bytes) {
-        System.arraycopy(array, offset, ((HeapMagByteBuf) target).array, target.offset, bytes);
+    public void copyContentTo(MagByteBuf target, int index, int bytes) {
+        System.arraycopy(array, offset + index, ((HeapMagByteBuf) target).array, target.offset + index, bytes);
     }
 
     @Override
-    void poison() {
-        Arrays.fill(array, offset, offset + maxLength, POISON);
+    void poison(int index, int bytes) {
+        Arrays.fill(array, offset + index, offset + index + bytes, POISON);
     }
 
     @Override

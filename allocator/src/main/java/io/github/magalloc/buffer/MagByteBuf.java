@@ -186,11 +186,24 @@ public abstract class MagByteBuf extends AbstractByteBuf {
     /** Subclasses drop what they cached of the slab (see {@link #forgetMemory}). */
     abstract void forgetSlab();
 
-    /** Copies the first {@code bytes} bytes of this buffer's memory into {@code target}'s, of the same class. */
-    public abstract void copyContentTo(MagByteBuf target, int bytes);
+    /**
+     * Copies {@code bytes} bytes from {@code index} of this buffer's memory to the same index of {@code target}'s,
+     * of the same class.
+     */
+    public abstract void copyContentTo(MagByteBuf target, int index, int bytes);
+
+    /** Writes {@link #POISON} over {@code bytes} bytes of the memory from {@code index} (debug mode). */
+    abstract void poison(int index, int bytes);
 
     /** Writes {@link #POISON} over all reserved bytes (debug mode, before the memory is given back). */
-    abstract void poison();
+    final void poison() {
+        poison(0, maxLength);
+    }
+
+    /** Writes {@link #POISON} over the reserved bytes from {@code index} (debug mode, before they are given back). */
+    public final void poisonTail(int index) {
+        poison(index, maxLength - index);
+    }
 
     abstract ByteBuffer newInternalNioBuffer();
 
@@ -327,6 +340,12 @@ public abstract class MagByteBuf extends AbstractByteBuf {
         return length;
     }
 
+    /**
+     * Grows in place while the reserved bytes allow, else moves to new memory. Shrinks in place, and where memory of
+     * at most half the reserved bytes holds the new capacity, gives the rest back ({@link BufferPool#shrink}): the
+     * object, its reference count, its indices (cut to the new capacity) and its first {@code newCapacity} bytes
+     * stay, as Netty's contract says of a shrink.
+     */
     @Override
     public final ByteBuf capacity(int newCapacity) {
         if (newCapacity == length) {
@@ -335,9 +354,11 @@ public abstract class MagByteBuf extends AbstractByteBuf {
         }
         checkNewCapacity(newCapacity);
         if (newCapacity <= maxLength) {
-            // In place: the segment already has room, or we shrink and keep it.
             if (newCapacity < length) {
                 trimIndicesToCapacity(newCapacity);
+                if (newCapacity <= maxLength >>> 1) {
+                    pool.shrink(this, newCapacity); // only memory of at most half the reservation is worth a move
+                }
             }
             length = newCapacity;
             return this;
@@ -345,6 +366,14 @@ public abstract class MagByteBuf extends AbstractByteBuf {
         pool.reallocate(this, newCapacity);
         length = newCapacity;
         return this;
+    }
+
+    /**
+     * Keeps the first {@code reservedBytes} of this buffer's memory (a large buffer's pages given back in place by
+     * its chunk); the memory's owner calls it, holding what guards the rest.
+     */
+    public final void cutReservation(int reservedBytes) {
+        this.maxLength = reservedBytes;
     }
 
     @Override

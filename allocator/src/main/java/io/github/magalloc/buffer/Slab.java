@@ -72,6 +72,14 @@ public final class Slab {
         return new Slab(size, null, PlatformDependent.allocateDirect(size + padding));
     }
 
+    /**
+     * The object whose collection frees this direct slab's memory where Netty leaves that to the garbage collector
+     * (the direct {@link ByteBuffer} Netty allocated); null for a heap slab.
+     */
+    public Object memoryOwner() {
+        return cleanable == null ? null : cleanable.buffer();
+    }
+
     /** Gives the memory back to the system. Called exactly once, when no buffer can reach the slab any more. */
     public void free() {
         if (cleanable != null) {

@@ -29,8 +29,8 @@ final class UnsafeDirectMagByteBuf extends DirectMagByteBuf {
 
     /** One raw copy: the ByteBuffer path checks bounds and the buffer's scope again on every growth step. */
     @Override
-    public void copyContentTo(MagByteBuf target, int bytes) {
-        PlatformDependent.copyMemory(address, ((UnsafeDirectMagByteBuf) target).address, bytes);
+    public void copyContentTo(MagByteBuf target, int index, int bytes) {
+        PlatformDependent.copyMemory(address + index, ((UnsafeDirectMagByteBuf) target).address + index, bytes);
     }
 
     private long addr(int index) {

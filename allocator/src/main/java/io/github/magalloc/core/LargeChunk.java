@@ -191,6 +191,31 @@ final class LargeChunk extends Chunk {
     }
 
     /**
+     * Any thread holding {@code buf}: gives back its pages beyond the first {@code runBytes} (fewer than it holds,
+     * at least one page), under the lock like a release (protocol 6a (shrinking)). The chunk keeps a used page, so
+     * no slab goes back and no magazine is told.
+     */
+    void shrink(MagByteBuf buf, int runBytes) {
+        int first = buf.offset() >>> PAGE_SHIFT;
+        int kept = runBytes >>> PAGE_SHIFT;
+        int freed = (buf.reservedBytes() >>> PAGE_SHIFT) - kept;
+        assert kept > 0 && freed > 0 : "shrink of " + buf.reservedBytes() + " bytes to " + runBytes;
+        if (pool.settings().debug()) {
+            buf.poisonTail(runBytes);
+        }
+        lock();
+        try {
+            clearPages(first + kept, freed);
+            usedPageCount -= freed;
+            soFreeRunBound((int) Math.min(pageCount - usedPageCount, 2L * freeRunBound + freed));
+            assert countsFit() : countsMessage();
+        } finally {
+            unlock();
+        }
+        buf.cutReservation(runBytes);
+    }
+
+    /**
      * Owner only: the magazine lets go of this chunk (it is not needed, the magazine trims, or its thread ended).
      * The slab goes back now if no buffer uses it, else with the last buffer's release.
      */

@@ -33,6 +33,8 @@ public final class MemoryPool extends BufferPool {
     /** Where empty large-chunk slabs go: the reuse pool, or the system where that is cheap. */
     private final LargeSlabReturn largeSlabReturn;
     private final SlabSource slabs;
+    /** What freeing a slab asks for: a trim of the C heap, or nothing (protocol 3b (resident memory)). */
+    private final NativeTrim nativeTrim;
     private final ThreadMagazines threads;
     private final Stripes stripes;
 
@@ -44,9 +46,10 @@ public final class MemoryPool extends BufferPool {
         this.largeSlabReturn = LargeSlabReturn.of(direct);
         this.reuse = new ReusePool(settings.reuseBudgetBytes(), reuseCeiling(settings),
             Math.max(SizeClasses.MAX_CHUNK_SIZE, settings.maxLargeChunkSize()));
-        this.reuseExcess = new ReuseExcess(reuse, this::freeSlab, ReuseExcess.DAEMON_THREAD,
+        this.reuseExcess = new ReuseExcess(reuse, this::freeSlab, BackgroundThread.SCHEDULER,
             settings.decayMillis());
-        this.slabs = new SlabSource(direct, metrics, events);
+        this.nativeTrim = nativeTrim(direct, settings);
+        this.slabs = new SlabSource(direct, metrics, events, nativeTrim);
         this.threads = new ThreadMagazines(this, settings.threadLocalMagazinesForAllThreads());
         this.stripes = new Stripes(this, settings.sharedMagazines());
     }
@@ -59,6 +62,16 @@ public final class MemoryPool extends BufferPool {
     private static long reuseCeiling(PoolSettings settings) {
         long budget = settings.reuseBudgetBytes();
         return settings.decayMillis() > 0 ? budget + Math.min(budget, Long.MAX_VALUE - budget) : budget;
+    }
+
+    /**
+     * Direct memory freed goes back to the C allocator, whose heap is then trimmed (protocol 3b (resident memory));
+     * heap memory goes to the garbage collector, which no trim concerns.
+     */
+    private static NativeTrim nativeTrim(boolean direct, PoolSettings settings) {
+        return direct && settings.nativeTrimMillis() > 0
+            ? new RateLimitedNativeTrim(settings.nativeTrimMillis())
+            : NativeTrim.NONE;
     }
 
     // ------------------------------------------------------------------ allocation
@@ -94,16 +107,48 @@ public final class MemoryPool extends BufferPool {
         return buf;
     }
 
-    /**
-     * Moves {@code buf} to memory of {@code newCapacity} bytes: allocate, copy, then free the old memory (in that
-     * order, so a failed allocation loses nothing and no byte is read from freed memory). The old memory goes back
-     * through the temporary object the new memory came with, without the reference count's CAS: no other code
-     * has seen that object.
-     */
+    /** Moves {@code buf} to memory of at least {@code newCapacity} bytes, with room to grow on ({@link #moveTo}). */
     @Override
     protected void reallocate(MagByteBuf buf, int newCapacity) {
-        MagByteBuf fresh = allocate(reservationForGrowth(buf, newCapacity), buf.maxCapacity());
-        buf.copyContentTo(fresh, Math.min(buf.capacity(), newCapacity));
+        moveTo(buf, reservationForGrowth(buf, newCapacity), 0, Math.min(buf.capacity(), newCapacity));
+    }
+
+    /**
+     * The shrink's rule (protocol 6a (shrinking)): memory for {@code newCapacity} is kept only if it takes more than
+     * half of what {@code buf} reserves; a large buffer that stays above the size classes gives its tail pages back
+     * in place, any other moves to the smallest memory that holds {@code newCapacity}, with its first
+     * {@code newCapacity} bytes (Netty's contract: a shrink truncates the content).
+     */
+    @Override
+    protected void shrink(MagByteBuf buf, int newCapacity) {
+        int needed = bytesFor(newCapacity);
+        if (needed > buf.reservedBytes() >>> 1) {
+            return;
+        }
+        if (buf.memory() instanceof LargeChunk && needed > SizeClasses.MAX_SIZE) {
+            ((LargeChunk) buf.memory()).shrink(buf, needed);
+            return;
+        }
+        moveTo(buf, newCapacity, 0, newCapacity);
+    }
+
+    /** Bytes a buffer of {@code capacity} takes: its size class, whole pages, or, above the pooling limit, itself. */
+    private int bytesFor(int capacity) {
+        if (capacity <= SizeClasses.MAX_SIZE) {
+            return SizeClasses.sizeOf(SizeClasses.indexOf(capacity));
+        }
+        return capacity <= settings.maxPooledSize() ? LargeChunk.runBytes(capacity) : capacity;
+    }
+
+    /**
+     * Moves {@code buf} to new memory of {@code capacity} bytes, keeping its {@code bytes} bytes from {@code index}:
+     * allocate, copy, then free the old memory (in that order, so a failed allocation loses nothing and no byte is
+     * read from freed memory). The old memory goes back through the temporary object the new memory came with,
+     * without the reference count's CAS: no other code has seen that object.
+     */
+    private void moveTo(MagByteBuf buf, int capacity, int index, int bytes) {
+        MagByteBuf fresh = allocate(capacity, buf.maxCapacity());
+        buf.copyContentTo(fresh, index, bytes);
         buf.swapMemory(fresh);
         swapSegmentSlots(buf, fresh);
         fresh.freeUnshared();
@@ -368,6 +413,11 @@ public final class MemoryPool extends BufferPool {
     /** The purges of the reuse pool's excess; tests look into it. */
     ReuseExcess reuseExcess() {
         return reuseExcess;
+    }
+
+    /** The trims of the C heap after frees; tests look into it. */
+    NativeTrim nativeTrim() {
+        return nativeTrim;
     }
 
     /** The reuse pool; tests look into it. */

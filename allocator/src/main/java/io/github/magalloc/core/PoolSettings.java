@@ -10,8 +10,11 @@ package io.github.magalloc.core;
  * @param sharedMagazines number of stripes (a power of two)
  * @param threadLocalMagazinesForAllThreads whether every thread gets a magazine of its own
  * @param decayMillis period of an event loop's magazine's decay tick (protocol 7 (decay)); 0 for none
+ * @param nativeTrimMillis least time between two trims of the C heap after direct memory went back to it
+ *                         (protocol 3b (resident memory)); 0 for none
  * @param debug whether freed memory is poisoned and buffer objects are never reused
  */
 public record PoolSettings(long reuseBudgetBytes, int maxPooledSize, int maxLargeChunkSize, int sharedMagazines,
-                           boolean threadLocalMagazinesForAllThreads, long decayMillis, boolean debug) {
+                           boolean threadLocalMagazinesForAllThreads, long decayMillis, long nativeTrimMillis,
+                           boolean debug) {
 }

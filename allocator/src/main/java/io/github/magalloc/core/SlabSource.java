@@ -11,11 +11,14 @@ final class SlabSource {
     private final boolean direct;
     private final PoolMetrics metrics;
     private final PoolEvents events;
+    /** Asked for after every direct slab's memory went back to the C allocator. */
+    private final NativeTrim trim;
 
-    SlabSource(boolean direct, PoolMetrics metrics, PoolEvents events) {
+    SlabSource(boolean direct, PoolMetrics metrics, PoolEvents events, NativeTrim trim) {
         this.direct = direct;
         this.metrics = metrics;
         this.events = events;
+        this.trim = trim;
     }
 
     /**
@@ -34,6 +37,25 @@ final class SlabSource {
         slab.free();
         metrics.slabFreed(slab.size);
         events.slabFreed(slab.size, pooled, slab.address, metrics.reservedBytes());
+        afterMemoryFreed(slab);
+    }
+
+    /**
+     * Asks for a trim of the C heap once the slab's memory is back in the C allocator: now where Netty frees direct
+     * memory at once, else once the collector has collected the slab's buffer, whose cleaner frees it (protocol 3b
+     * (resident memory)).
+     */
+    private void afterMemoryFreed(Slab slab) {
+        if (trim == NativeTrim.NONE) {
+            return;
+        }
+        long bytes = slab.size;
+        if (DirectMemoryRelease.IS_CHEAP) {
+            trim.afterFree(bytes);
+        } else {
+            NativeTrim afterCollection = trim; // the task must not reference the slab
+            AfterCollection.register(slab.memoryOwner(), () -> afterCollection.afterFree(bytes));
+        }
     }
 
     /** The error for a slab of {@code size} bytes that could not be taken even after freeing what the pool held. */

@@ -4,7 +4,6 @@ import io.github.magalloc.buffer.MagByteBuf;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.ref.Cleaner;
 
 /**
  * The recycled buffer objects of the virtual threads that allocate from one stripe. A virtual thread usually lives
@@ -43,7 +42,7 @@ import java.lang.ref.Cleaner;
  * ended thread, and what its task references, reachable until the object is handed out again. The garbage
  * collector bounds that instead: a release that finds no sweep armed arms one ({@link #sweepArmed}, CAS), which
  * runs after the next garbage collection (when a canary object nothing references is collected, on the one daemon
- * thread of {@link Sweeper}, started with the first allocator on JDK 21+): under the stripe's lock it clears every
+ * thread of {@link AfterCollection}, started with the first allocator on JDK 21+): under the stripe's lock it clears every
  * waiting {@code holder} that has ended, and arms again if some holder still runs. So an ended thread outlives its
  * end by one collection at most because of this home.
  * <pre>
@@ -102,10 +101,10 @@ final class VirtualThreadObjects extends ObjectCache {
     }
 
     /**
-     * Registers a canary that nothing references with the {@link Sweeper}'s cleaner: the collector clears it at the
-     * next collection, then the task runs. (A lambda, so that naming it does not start the sweeper's thread.)
+     * Registers a canary that nothing references ({@link AfterCollection}): the collector clears it at the next
+     * collection, then the task runs. (A lambda, so that naming it does not start the sweeper's thread.)
      */
-    static final AfterNextCollection AFTER_NEXT_COLLECTION = task -> Sweeper.CLEANER.register(new Object(), task);
+    static final AfterNextCollection AFTER_NEXT_COLLECTION = task -> AfterCollection.register(new Object(), task);
 
     /** The home of the stripe that {@code lock} guards, one of {@code pool}'s: its share of the pool's objects. */
     VirtualThreadObjects(MemoryPool pool, MagazineLock lock) {
@@ -122,7 +121,7 @@ final class VirtualThreadObjects extends ObjectCache {
         if (capacity > 0 && sweeps == AFTER_NEXT_COLLECTION && Runtime.version().feature() >= VIRTUAL_THREADS_JDK) {
             // Started here, with the allocator, rather than by a virtual thread's first release: a virtual thread that
             // waits for another to finish initializing a class is pinned to its carrier.
-            Sweeper.start();
+            AfterCollection.start();
         }
     }
 
@@ -268,22 +267,5 @@ final class VirtualThreadObjects extends ObjectCache {
     /** Of many releases that find no sweep armed, one registers the next. */
     private boolean casSweepArmed(boolean expect, boolean update) {
         return SWEEP_ARMED.compareAndSet(this, expect, update);
-    }
-
-    /**
-     * The thread that runs the sweeps of every allocator in the JVM: a daemon, started with the first allocator on
-     * JDK 21+, idle between garbage collections. No context class loader: it must not keep an application's loader
-     * reachable.
-     */
-    private static final class Sweeper {
-        static final Cleaner CLEANER = Cleaner.create(task -> {
-            Thread thread = new Thread(task, "magalloc-sweeper");
-            thread.setContextClassLoader(null);
-            return thread;
-        });
-
-        /** Does nothing but initialize this class, which starts the thread. */
-        static void start() {
-        }
     }
 }

@@ -56,6 +56,20 @@ class LargeChunkTest {
     }
 
     @Test
+    void aShrinkGivesBackExactlyTheTailPages() {
+        LargeChunk chunk = chunk(8);
+        MagByteBuf a = take(chunk, 8);
+        chunk.shrink(a, 3 * PAGE);
+        assertThat(a.reservedBytes()).isEqualTo(3 * PAGE);
+        assertThat(chunk.allocate(6 * PAGE)).as("five pages are free, not six").isEqualTo(-1);
+        MagByteBuf b = holding(chunk, chunk.allocate(5 * PAGE), 5);
+        assertThat(b.offset()).isEqualTo(3 * PAGE);
+        giveBack(chunk, a);
+        assertThat(chunk.allocate(3 * PAGE)).as("the shrunk run, whole").isEqualTo(0);
+        assertThatThrownBy(() -> chunk.shrink(b, 5 * PAGE)).as("no pages to give back").isInstanceOf(AssertionError.class);
+    }
+
+    @Test
     void runsCrossWordsAndTheSearchSkipsRunsTooShort() {
         LargeChunk chunk = chunk(130); // three bitmap words, the last one mostly padding
         MagByteBuf first = take(chunk, 63);

@@ -22,7 +22,7 @@ class ReuseExcessTest {
     private static final long DELAY_MILLIS = 1_000;
 
     /** Keeps the scheduled tasks instead of running them: the test runs them. */
-    private static final class ManualScheduler implements ReuseExcess.Scheduler {
+    private static final class ManualScheduler implements BackgroundThread.Scheduler {
         final List<Runnable> tasks = new ArrayList<>();
         final List<Long> delays = new ArrayList<>();
 

@@ -18,7 +18,7 @@ import java.util.Set;
 final class StressFixtures {
     /** Reuse pool budget 0: every retired chunk's slab is freed at once, so {@code slabsFreed} counts retirements. */
     static final PoolSettings SETTINGS = new PoolSettings(0, SizeClasses.MAX_CHUNK_SIZE, SizeClasses.MAX_CHUNK_SIZE,
-        2, false, 0, false);
+        2, false, 0, 0, false);
     static final MagazineByteBufAllocator ALLOCATOR = MagazineByteBufAllocator.builder().build();
     /** Size class of the tiny test chunks: 1,024-byte segments. */
     static final int SIZE_CLASS = SizeClasses.indexOf(1024);
@@ -45,7 +45,7 @@ final class StressFixtures {
     /** A pool of its own in debug mode (poisoned memory, objects never reused), reporting {@code allocator}. */
     static MemoryPool newDebugPool(MagazineByteBufAllocator allocator, boolean direct) {
         PoolSettings debug = new PoolSettings(SETTINGS.reuseBudgetBytes(), SETTINGS.maxPooledSize(),
-            SETTINGS.maxLargeChunkSize(), SETTINGS.sharedMagazines(), false, 0, true);
+            SETTINGS.maxLargeChunkSize(), SETTINGS.sharedMagazines(), false, 0, 0, true);
         return new MemoryPool(allocator, direct, debug, PoolEvents.NONE);
     }
 
