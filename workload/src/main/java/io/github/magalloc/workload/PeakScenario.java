@@ -3,25 +3,28 @@ package io.github.magalloc.workload;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.DefaultEventExecutor;
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * A traffic peak on event loops and what the allocator holds after it: {@code loops} Netty event executors allocate
- * live buffers of mixed sizes (64 B to 64 KiB, log-uniform, seeded) until together they hold {@code peakBytes}; the
- * buffers are shuffled and released, each by the loop that allocated it or all by the calling thread; then the loops
- * carry {@link After} traffic while the allocator's used memory (heap + direct, its own metric) is sampled. Nobody
- * calls a trim method.
+ * A traffic peak and what the allocator holds after it: {@code loops} Netty event executors and {@code plainThreads}
+ * plain threads (no event loop, no thread-local magazine) allocate live buffers of mixed sizes (64 B to 64 KiB,
+ * log-uniform, seeded), writing a byte in each of their pages, until together they hold {@code peakBytes}; the buffers are shuffled and released, each by
+ * the thread that allocated it or all by the calling thread; then every thread carries {@link After} traffic while
+ * the allocator's used memory (heap + direct, its own metric) and the process's resident memory above its level just
+ * before the peak are sampled. Nobody calls a trim method.
  *
- * <p>Used by the footprint report's "after a peak" row, the CI test of the bound, and the soak.
+ * <p>Used by the footprint report's "after a peak" rows, the CI tests of the bounds, and the soak.
  */
 public final class PeakScenario {
     /** Smallest and largest buffer of the peak. */
@@ -46,51 +49,76 @@ public final class PeakScenario {
 
     /** Who releases the peak's buffers. */
     public enum Releaser {
-        /** Each loop releases the buffers it allocated. */
+        /** Each thread releases the buffers it allocated. */
         OWNER,
-        /** The calling thread (not an event loop) releases all of them: every release comes from another thread. */
+        /** The calling thread releases all of them: every release comes from another thread. */
         OTHER
     }
 
+    /** The system's page size (4 KiB on x86-64 and most arm64 Linux systems): the unit memory becomes resident in. */
+    private static final int PAGE_BYTES = 4096;
     private static final int[] MOVING_SIZES = {1024, 2048, 4096, 256, 8192, 512};
 
     private final ByteBufAllocator allocator;
     private final boolean direct;
-    private final List<EventExecutor> loops = new ArrayList<>();
-    private final List<ScheduledFuture<?>> traffic = new ArrayList<>();
+    /** The event loops first, then the plain threads (each a scheduled executor of one thread). */
+    private final List<ScheduledExecutorService> threads = new ArrayList<>();
+    private final List<Future<?>> traffic = new ArrayList<>();
     /** {@link System#nanoTime()} when the last {@link #peak} had released every buffer. */
     private long releasedNanos;
+    /** {@link Rss#bytes()} just before the last {@link #peak}. */
+    private long rssBaseline;
 
+    /** A peak on {@code loopCount} event loops. */
     public PeakScenario(ByteBufAllocator allocator, boolean direct, int loopCount) {
+        this(allocator, direct, loopCount, 0);
+    }
+
+    /** A peak on {@code loopCount} event loops and {@code plainThreadCount} plain threads. */
+    public PeakScenario(ByteBufAllocator allocator, boolean direct, int loopCount, int plainThreadCount) {
         this.allocator = allocator;
         this.direct = direct;
         for (int i = 0; i < loopCount; i++) {
-            loops.add(new DefaultEventExecutor());
+            threads.add(new DefaultEventExecutor());
+        }
+        for (int i = 0; i < plainThreadCount; i++) {
+            threads.add(Executors.newSingleThreadScheduledExecutor());
         }
     }
 
     /**
-     * Runs the peak: allocates until the loops together hold {@code peakBytes}, then releases every buffer in a
-     * shuffled order. Returns the bytes the peak held (requested sizes).
+     * Runs the peak: reads the resident memory baseline, allocates until the threads together hold
+     * {@code peakBytes} (each its share, all at once), then releases every buffer in a shuffled order. Returns the
+     * bytes the peak held (requested sizes).
      */
     public long peak(long peakBytes, Releaser releaser, long seed) throws Exception {
         Random random = new Random(seed);
+        long perThread = peakBytes / threads.size();
+        rssBaseline = Rss.bytes();
+        List<Future<List<ByteBuf>>> allocations = new ArrayList<>();
+        for (ScheduledExecutorService thread : threads) {
+            long threadSeed = random.nextLong();
+            allocations.add(thread.submit(() -> allocateUntil(perThread, new Random(threadSeed))));
+        }
         List<List<ByteBuf>> held = new ArrayList<>();
-        long perLoop = peakBytes / loops.size();
         long total = 0;
-        for (EventExecutor loop : loops) {
-            long loopSeed = random.nextLong();
-            List<ByteBuf> buffers = get(loop.submit(() -> allocateUntil(perLoop, new Random(loopSeed))));
+        for (Future<List<ByteBuf>> allocation : allocations) {
+            List<ByteBuf> buffers = get(allocation);
             for (ByteBuf buf : buffers) {
                 total += buf.capacity();
             }
             held.add(buffers);
         }
         if (releaser == Releaser.OWNER) {
-            for (int i = 0; i < loops.size(); i++) {
+            List<Future<Void>> releases = new ArrayList<>();
+            for (int i = 0; i < threads.size(); i++) {
                 List<ByteBuf> buffers = held.get(i);
                 long shuffleSeed = random.nextLong();
-                get(loops.get(i).submit(() -> shuffleAndRelease(buffers, new Random(shuffleSeed))));
+                Callable<Void> release = () -> shuffleAndRelease(buffers, new Random(shuffleSeed));
+                releases.add(threads.get(i).submit(release));
+            }
+            for (Future<Void> release : releases) {
+                get(release);
             }
         } else {
             List<ByteBuf> all = new ArrayList<>();
@@ -101,14 +129,14 @@ public final class PeakScenario {
         return total;
     }
 
-    /** Starts the traffic that follows the peak on every loop; {@link #close} stops it. */
+    /** Starts the traffic that follows the peak on every thread; {@link #close} stops it. */
     public void startAfter(After after) {
         if (after == After.IDLE) {
             return;
         }
-        for (EventExecutor loop : loops) {
+        for (ScheduledExecutorService thread : threads) {
             long start = System.nanoTime();
-            traffic.add(loop.scheduleAtFixedRate(() -> {
+            traffic.add(thread.scheduleAtFixedRate(() -> {
                 int size = after == After.LIGHT ? LIGHT_SIZE
                     : MOVING_SIZES[(int) ((System.nanoTime() - start) / 1_000_000_000L % MOVING_SIZES.length)];
                 allocate(size).release();
@@ -116,9 +144,24 @@ public final class PeakScenario {
         }
     }
 
+    /** The {@code index}th thread: the event loops first, then the plain threads. */
+    public ScheduledExecutorService thread(int index) {
+        return threads.get(index);
+    }
+
     /** Heap plus direct memory the allocator reports in use. */
     public long usedMemory() {
         return AllocatorKind.usedMemory(allocator);
+    }
+
+    /**
+     * The process's resident memory above its level just before the peak, in bytes (-1 where it cannot be read).
+     * Meaningful where the Java heap does not move it: {@code -Xms} equal to {@code -Xmx} with
+     * {@code -XX:+AlwaysPreTouch}.
+     */
+    public long rssAboveBaseline() {
+        long rss = Rss.bytes();
+        return rss < 0 || rssBaseline < 0 ? -1 : rss - rssBaseline;
     }
 
     /** Waits until {@code seconds} after the peak's release, then returns {@link #usedMemory()}. */
@@ -157,16 +200,20 @@ public final class PeakScenario {
         return (System.nanoTime() - releasedNanos) / 1e9;
     }
 
-    /** Stops the traffic and shuts the loops down, waiting for them to end. */
+    /** Stops the traffic and shuts the threads down, waiting for them to end. */
     public void close() throws InterruptedException {
-        for (ScheduledFuture<?> task : traffic) {
+        for (Future<?> task : traffic) {
             task.cancel(false);
         }
-        for (EventExecutor loop : loops) {
-            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+        for (ScheduledExecutorService thread : threads) {
+            if (thread instanceof DefaultEventExecutor) {
+                ((DefaultEventExecutor) thread).shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            } else {
+                thread.shutdown();
+            }
         }
-        for (EventExecutor loop : loops) {
-            loop.terminationFuture().await();
+        for (ScheduledExecutorService thread : threads) {
+            thread.awaitTermination(1, TimeUnit.MINUTES);
         }
     }
 
@@ -175,10 +222,21 @@ public final class PeakScenario {
         long total = 0;
         while (total < bytes) {
             ByteBuf buf = allocate(randomSize(random));
+            touchPages(buf);
             buffers.add(buf);
             total += buf.capacity();
         }
         return buffers;
+    }
+
+    /**
+     * Writes a byte in every page of {@code buf}, as data read into it would: memory the C allocator hands out is not
+     * resident until written (Netty zeroes direct memory on some JDKs and not on others).
+     */
+    private static void touchPages(ByteBuf buf) {
+        for (int index = 0; index < buf.capacity(); index += PAGE_BYTES) {
+            buf.setByte(index, 1);
+        }
     }
 
     /** A buffer size of the peak's mix: {@link #MIN_SIZE} to {@link #MAX_SIZE}, log-uniform. */
@@ -200,7 +258,7 @@ public final class PeakScenario {
         return direct ? allocator.directBuffer(size, size) : allocator.heapBuffer(size, size);
     }
 
-    private static <T> T get(io.netty.util.concurrent.Future<T> future) throws Exception {
+    private static <T> T get(Future<T> future) throws Exception {
         try {
             return future.get();
         } catch (ExecutionException e) {

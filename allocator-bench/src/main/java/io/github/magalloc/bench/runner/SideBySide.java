@@ -62,17 +62,31 @@ public final class SideBySide {
      */
     static final int CROSS_THREAD_REPORT_FORKS = 6;
     /** Size of the peak in the after-a-peak table, MiB: far above what the allocators keep in steady traffic. */
-    private static final String PEAK_MIB = "256";
+    private static final String PEAK_MIB = "512";
+    /** Threads of the peak: event loops and plain threads, each holding a quarter of it. */
+    private static final String PEAK_LOOPS = "2";
+    private static final String PEAK_PLAIN_THREADS = "2";
     /** Seconds after the peak's release at which used memory is sampled: quick run, and --report or --full. */
-    private static final List<String> PEAK_SECONDS_QUICK = List.of("0", "1", "2", "5");
-    private static final List<String> PEAK_SECONDS_LONG = List.of("0", "1", "5", "15", "30");
+    private static final List<String> PEAK_SECONDS_QUICK = List.of("0", "2", "5", "10");
+    private static final List<String> PEAK_SECONDS_LONG = List.of("0", "1", "5", "10", "30");
     /**
      * Added to the fork args of an after-a-peak JVM: room for the peak's direct buffers and what the pool keeps
-     * besides them (the fork args' -Xmx2g is the room for heap).
+     * besides them (the fork args' -Xmx2g is the room for heap), and the heap touched at start, so that the resident
+     * memory column shows native memory only (the fork args make -Xms equal to -Xmx). On JDK 24+ native access for
+     * Netty, without which a freed direct buffer's memory waits for the garbage collector (docs/tuning.md, "Resident
+     * memory").
      */
-    private static final List<String> PEAK_JVM_ARGS = List.of("-XX:MaxDirectMemorySize=2g");
+    private static final List<String> PEAK_JVM_ARGS = peakJvmArgs();
     /** The first JDK with virtual threads: the benchmark JVMs run on the runner's own JDK. */
     private static final int VIRTUAL_THREADS_JDK = 21;
+
+    private static List<String> peakJvmArgs() {
+        List<String> args = new ArrayList<>(List.of("-XX:MaxDirectMemorySize=2g", "-XX:+AlwaysPreTouch"));
+        if (Runtime.version().feature() >= 24) {
+            args.add("--enable-native-access=ALL-UNNAMED");
+        }
+        return List.copyOf(args);
+    }
 
     /** One JMH invocation: one benchmark class on one kind of worker thread, with explicit params (none = all). */
     record Run(String benchmark, Workers workers, Map<String, String[]> params) {
@@ -339,12 +353,16 @@ public final class SideBySide {
         List<String> traffics = quick ? List.of("LIGHT") : List.of("LIGHT", "IDLE");
         List<String> releasers = quick ? List.of("OWNER") : List.of("OWNER", "OTHER");
         List<String> seconds = quick ? PEAK_SECONDS_QUICK : PEAK_SECONDS_LONG;
-        console.println("After a peak (PeakReport, one JVM per row): " + PEAK_MIB + " MiB of direct buffers on 2 "
-                + "event loops, released; used = allocator metric (heap+direct) at each time after the release; "
-                + "no trim.");
+        console.println("After a peak (PeakReport, one JVM per row, " + String.join(" ", PEAK_JVM_ARGS) + "): "
+                + PEAK_MIB + " MiB of direct buffers on " + PEAK_LOOPS + " event loops and " + PEAK_PLAIN_THREADS
+                + " plain threads, released; used = allocator metric (heap+direct), RSS = the process's resident "
+                + "memory above its level just before the peak, at each time after the release; no trim.");
         List<String> header = new ArrayList<>(List.of("allocator", "traffic", "releaser", "peak MiB"));
         for (String s : seconds) {
             header.add("used MiB " + s + " s");
+        }
+        for (String s : seconds) {
+            header.add("RSS MiB " + s + " s");
         }
         TextTable table = new TextTable(header.toArray(new String[0]));
         List<String> tsv = new ArrayList<>();
@@ -352,12 +370,14 @@ public final class SideBySide {
         for (String traffic : traffics) {
             for (String releaser : releasers) {
                 for (String kind : MAIN3) {
-                    List<String> args = new ArrayList<>(List.of(kind, "direct", traffic, releaser, PEAK_MIB));
+                    List<String> args = new ArrayList<>(List.of(kind, "direct", traffic, releaser, PEAK_MIB,
+                        PEAK_LOOPS, PEAK_PLAIN_THREADS));
                     args.addAll(seconds);
                     List<String> lines = new ArrayList<>();
                     int exit = javaWithForkArgs(PEAK_JVM_ARGS, PeakReport.class.getName(), args, lines);
-                    // one PEAK line per sample: allocator, heap|direct, after, releaser, peak, seconds, used
+                    // one PEAK line per sample: allocator, heap|direct, after, releaser, peak, seconds, used, RSS
                     List<String> row = new ArrayList<>();
+                    List<String> rss = new ArrayList<>();
                     for (String line : lines) {
                         if (!line.startsWith(PeakReport.PREFIX)) {
                             continue;
@@ -369,7 +389,9 @@ public final class SideBySide {
                             row.addAll(List.of(c[0], c[2], c[3], mib(Double.parseDouble(c[4]))));
                         }
                         row.add(mib(Double.parseDouble(c[6])));
+                        rss.add(mib(Double.parseDouble(c[7])));
                     }
+                    row.addAll(rss);
                     if (exit != 0 || row.size() != header.size()) {
                         ok = false;
                         console.println("PeakReport " + String.join(" ", args) + " FAILED (exit " + exit + "):");

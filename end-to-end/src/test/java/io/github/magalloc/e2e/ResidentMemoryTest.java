@@ -1,0 +1,87 @@
+package io.github.magalloc.e2e;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The process's resident memory follows what magalloc holds after a peak, with nobody calling trim() (protocol 3b
+ * (resident memory) in design.md): in a JVM of its own ({@link PeakRss}: {@code -Xms} = {@code -Xmx} = 1 GiB,
+ * pre-touched, so the Java heap does not move the resident set), two event loops and two plain threads hold
+ * {@value #PEAK_MIB} MiB of direct buffers, release them, and carry light traffic. {@value #SECONDS} s after the
+ * release the resident memory above its level before the peak must be at most the allocator's used memory plus
+ * {@value #SLACK_MIB} MiB; with the trims turned off ({@code nativeTrimMillis(0)}) it must not, which shows that the
+ * bound is the trims' doing and that this test can fail. Linux with glibc only (elsewhere the C heap keeps or gives
+ * back freed memory by its own rules); on JDK 24+ the JVM gets {@code --enable-native-access=ALL-UNNAMED}, without
+ * which Netty leaves freed direct memory to the garbage collector (docs/tuning.md, "Resident memory").
+ */
+class ResidentMemoryTest {
+    private static final int PEAK_MIB = 512;
+    private static final int SECONDS = 10;
+    private static final long SLACK_MIB = 32;
+
+    @BeforeAll
+    static void onlyWithGlibc() throws IOException {
+        Path maps = Path.of("/proc/self/maps");
+        boolean glibc = Files.isReadable(maps) && Files.readString(maps).contains("libc.so.6");
+        assumeTrue(glibc, "ResidentMemoryTest skipped: it checks trims of glibc's heap, and this is not Linux with "
+            + "glibc (os.name " + System.getProperty("os.name") + ")");
+    }
+
+    @Test
+    void residentMemoryFollowsUsedMemoryTenSecondsAfterThePeak() throws Exception {
+        long[] on = run(1000);
+        long[] off = run(0);
+        String table = String.format("%d s after releasing %d MiB: trims on: used %.1f MiB, RSS above baseline %.1f MiB;"
+            + " trims off: used %.1f MiB, RSS above baseline %.1f MiB", SECONDS, PEAK_MIB, mib(on[0]), mib(on[1]),
+            mib(off[0]), mib(off[1]));
+        System.out.println(table);
+        assertThat(on[1]).as("RSS above baseline with trims; " + table).isPositive()
+            .isLessThanOrEqualTo(on[0] + (SLACK_MIB << 20));
+        assertThat(off[1]).as("RSS above baseline without trims (the test's own check); " + table)
+            .isGreaterThan(off[0] + (SLACK_MIB << 20));
+    }
+
+    /** Used bytes and resident bytes above the baseline, {@link #SECONDS} after the release. */
+    private static long[] run(long nativeTrimMillis) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch", "-XX:MaxDirectMemorySize=2g",
+            "-Dio.netty.leakDetection.level=disabled"));
+        if (Runtime.version().feature() >= 24) {
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), PeakRss.class.getName(),
+            Long.toString(nativeTrimMillis), Integer.toString(PEAK_MIB), "OWNER", Integer.toString(SECONDS)));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        List<String> output = new ArrayList<>();
+        long[] sample = null;
+        try (BufferedReader reader = new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = reader.readLine()) != null; ) {
+                output.add(line);
+                if (line.startsWith("RSS ")) {
+                    String[] fields = line.split(" ");
+                    sample = new long[] {Long.parseLong(fields[2]), Long.parseLong(fields[3])};
+                }
+            }
+        }
+        assertThat(process.waitFor()).as("PeakRss exit; output: " + output).isZero();
+        assertThat(sample).as("PeakRss sample; output: " + output).isNotNull();
+        return sample;
+    }
+
+    private static double mib(long bytes) {
+        return bytes / 1048576.0;
+    }
+}
