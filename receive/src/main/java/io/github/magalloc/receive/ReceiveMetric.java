@@ -1,0 +1,10 @@
+package io.github.magalloc.receive;
+
+/**
+ * What a receive allocator's read buffers held against what the reads brought, summed over every channel that used
+ * it since it was made: reads that brought bytes, the bytes, the capacity of every buffer allocated for a read (also
+ * for the last read of each loop, which finds nothing and whose buffer the channel frees at once), and the capacity
+ * cut back to the bytes read before the pipeline saw the buffers.
+ */
+public record ReceiveMetric(long reads, long bytesRead, long capacityAllocated, long capacityCutBack) {
+}

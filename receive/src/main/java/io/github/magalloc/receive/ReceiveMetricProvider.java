@@ -1,0 +1,7 @@
+package io.github.magalloc.receive;
+
+/** A receive allocator that counts what its read buffers held against what the reads brought. */
+public interface ReceiveMetricProvider {
+    /** The counts since the allocator was made, over every channel that used it. */
+    ReceiveMetric metric();
+}
