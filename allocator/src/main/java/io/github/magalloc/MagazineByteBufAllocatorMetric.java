@@ -5,8 +5,9 @@ import io.github.magalloc.core.SizeClasses;
 import io.netty.buffer.ByteBufAllocatorMetric;
 
 /**
- * What a {@link MagazineByteBufAllocator} holds. Reads are snapshots of counters kept on cold paths, so they cost
- * the allocation path nothing and may be slightly out of date under concurrent use.
+ * What a {@link MagazineByteBufAllocator} holds. Reads are snapshots, which may be slightly out of date under
+ * concurrent use: of counters kept on cold paths, and of the per size class allocations and requested bytes, which
+ * each magazine's owner counts with two plain additions per allocation.
  */
 public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMetric {
     private final MemoryPool heap;
@@ -74,6 +75,26 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
      */
     public long chunkActivations(boolean isDirect, int index) {
         return pool(isDirect).metrics().chunkActivations(index);
+    }
+
+    /**
+     * Buffers of size class {@code index} allocated since the allocator started. With {@link #requestedBytes} it
+     * shows the class's rounding: {@code allocations(d, i) * sizeClassSize(i)} bytes handed out for
+     * {@code requestedBytes(d, i)} asked for. Counted by each magazine's owner with plain writes, summed here over
+     * every magazine: a snapshot that may lag.
+     */
+    public long allocations(boolean isDirect, int index) {
+        return pool(isDirect).requestCounts()[index << 1];
+    }
+
+    /** Bytes requested (initial capacities) by the allocations of size class {@code index}; see {@link #allocations}. */
+    public long requestedBytes(boolean isDirect, int index) {
+        return pool(isDirect).requestCounts()[(index << 1) + 1];
+    }
+
+    /** Bytes handed out to the allocations of size class {@code index}: allocations times the class's size. */
+    public long handedOutBytes(boolean isDirect, int index) {
+        return allocations(isDirect, index) * SizeClasses.sizeOf(index);
     }
 
     /** Slabs taken from the system since the allocator started (a slow-path counter). */

@@ -39,10 +39,29 @@ abstract class Magazine extends MagazinePad {
     private final ChunkList[] partial = new ChunkList[SizeClasses.COUNT];
     /** Non-current chunks that had no free segment when last looked at; other threads' releases may refill them. */
     private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
+    /**
+     * Per size class c: {@code [2c]} allocations, {@code [2c + 1]} bytes requested. Written by the owner only, plain;
+     * read by the metric on any thread, each value one 64-bit read, so a snapshot may lag but never tears.
+     */
+    final long[] requests = new long[2 * SizeClasses.COUNT];
 
     Magazine(MemoryPool pool, long ownerThreadId) {
         super(ownerThreadId);
         this.pool = pool;
+    }
+
+    /** Owner: one allocation of size class {@code sizeClass} for {@code requestedBytes} (waste statistics). */
+    final void countRequest(int sizeClass, int requestedBytes) {
+        int at = sizeClass << 1;
+        requests[at]++;
+        requests[at + 1] += requestedBytes;
+    }
+
+    /** Adds this magazine's request counts to {@code totals}, from any thread (plain reads: a snapshot). */
+    final void addRequestsTo(long[] totals) {
+        for (int i = 0; i < totals.length; i++) {
+            totals[i] += requests[i];
+        }
     }
 
     // ------------------------------------------------------------------ what the kinds decide

@@ -375,6 +375,19 @@ public final class MemoryPool extends BufferPool {
         return metrics;
     }
 
+    /**
+     * Per size class c, {@code [2c]} allocations and {@code [2c + 1]} bytes requested since the pool was made: of
+     * live thread magazines, stripes and ended magazines. A snapshot; a magazine ending meanwhile may be counted twice
+     * or not at all in it.
+     */
+    public long[] requestCounts() {
+        long[] totals = new long[2 * SizeClasses.COUNT];
+        threads.sumRequests(totals);
+        stripes.sumRequests(totals);
+        metrics.sumEndedRequests(totals);
+        return totals;
+    }
+
     /** Bytes of empty chunks and slabs in the reuse pool. */
     public long pooledFreeBytes() {
         return reuse.pooledBytes();

@@ -24,6 +24,22 @@ public final class PoolMetrics {
     private final AtomicLong endedThreadsBytes = new AtomicLong();
     private final AtomicLongArray chunksPerClass = new AtomicLongArray(SizeClasses.COUNT);
     private final AtomicLongArray activationsPerClass = new AtomicLongArray(SizeClasses.COUNT);
+    /** {@link Magazine#requests} of every ended thread magazine, added when it ended. */
+    private final AtomicLongArray endedRequests = new AtomicLongArray(2 * SizeClasses.COUNT);
+
+    /** An ended magazine's request counts join the pool's; the magazine counts no more. */
+    void addEndedRequests(long[] requests) {
+        for (int i = 0; i < requests.length; i++) {
+            endedRequests.addAndGet(i, requests[i]);
+        }
+    }
+
+    /** Adds the ended magazines' request counts to {@code totals} ({@link Magazine#requests}' layout). */
+    void sumEndedRequests(long[] totals) {
+        for (int i = 0; i < totals.length; i++) {
+            totals[i] += endedRequests.get(i);
+        }
+    }
 
     /** A chunk was put to use by a magazine: new, or taken whole from the reuse pool. */
     void chunkActivated(int sizeClass) {

@@ -99,6 +99,7 @@ final class Stripe extends Magazine {
             pool.releaseSlab(spare);
         }
         buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
+        countRequest(sizeClass, initialCapacity);
         return true;
     }
 

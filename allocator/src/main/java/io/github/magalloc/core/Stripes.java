@@ -114,4 +114,11 @@ final class Stripes {
     Stripe stripe(int index) {
         return stripes[index];
     }
+
+    /** Adds every stripe's request counts to {@code totals} (racy reads: a snapshot). */
+    void sumRequests(long[] totals) {
+        for (Stripe stripe : stripes) {
+            stripe.addRequestsTo(totals);
+        }
+    }
 }

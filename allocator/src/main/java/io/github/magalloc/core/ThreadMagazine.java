@@ -66,6 +66,7 @@ final class ThreadMagazine extends Magazine {
             buf = refillCurrent(sizeClass).allocateBound();
         }
         buf.reuse(initialCapacity, maxCapacity);
+        countRequest(sizeClass, initialCapacity);
         return buf;
     }
 

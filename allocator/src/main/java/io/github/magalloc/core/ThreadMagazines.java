@@ -102,6 +102,8 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
     private boolean end(ThreadMagazine magazine) {
         if (live.remove(magazine)) {
             magazine.end();
+            // The owner allocates no more (it ended the magazine itself, or it is dead), so its counts are final.
+            pool.metrics.addEndedRequests(magazine.requests);
             return true;
         }
         return false;
@@ -135,6 +137,13 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
 
     int count() {
         return live.size();
+    }
+
+    /** Adds every live thread magazine's request counts to {@code totals} (racy reads: a snapshot). */
+    void sumRequests(long[] totals) {
+        for (ThreadMagazine magazine : live) {
+            magazine.addRequestsTo(totals);
+        }
     }
 
     private boolean lvPlainThreadMagazines() {

@@ -1,5 +1,6 @@
 package io.github.magalloc.jfr;
 
+import io.github.magalloc.core.MemoryPool;
 import io.github.magalloc.core.PoolEvents;
 
 /**
@@ -28,5 +29,12 @@ public final class JfrEvents {
      */
     public static PoolEvents forPool(int allocatorId, boolean direct) {
         return AVAILABLE ? new JfrPoolEvents(allocatorId, direct) : PoolEvents.NONE;
+    }
+
+    /** Reports {@code pool}'s requests per size class in the periodic {@code magalloc.SizeClassRequests} event. */
+    public static void watchRequests(MemoryPool pool, int allocatorId, boolean direct) {
+        if (AVAILABLE) {
+            JfrPoolEvents.watchRequests(pool, allocatorId, direct);
+        }
     }
 }

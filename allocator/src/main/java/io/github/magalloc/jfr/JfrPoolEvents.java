@@ -1,5 +1,6 @@
 package io.github.magalloc.jfr;
 
+import io.github.magalloc.core.MemoryPool;
 import io.github.magalloc.core.PoolEvents;
 import io.netty.util.internal.PlatformDependent;
 
@@ -16,7 +17,8 @@ final class JfrPoolEvents implements PoolEvents {
      */
     static final List<Class<? extends MagallocEvent>> EVENT_CLASSES = initialized(List.of(SlabAllocatedEvent.class,
         SlabFreedEvent.class, MemoryExhaustedEvent.class, ChunkActivatedEvent.class, ChunkRetiredEvent.class,
-        ReusePoolTakeEvent.class, MagazineCreatedEvent.class, MagazineEndedEvent.class, TrimEvent.class));
+        ReusePoolTakeEvent.class, MagazineCreatedEvent.class, MagazineEndedEvent.class, TrimEvent.class,
+        SizeClassRequestsEvent.class));
 
     private static <T extends Class<?>> List<T> initialized(List<T> classes) {
         MethodHandles.Lookup lookup = MethodHandles.lookup();
@@ -32,6 +34,11 @@ final class JfrPoolEvents implements PoolEvents {
 
     private final int allocatorId;
     private final boolean direct;
+
+    /** See {@link JfrEvents#watchRequests}; here, where the event classes may be named. */
+    static void watchRequests(MemoryPool pool, int allocatorId, boolean direct) {
+        SizeClassRequestsEvent.watch(pool, allocatorId, direct);
+    }
 
     JfrPoolEvents(int allocatorId, boolean direct) {
         this.allocatorId = allocatorId;

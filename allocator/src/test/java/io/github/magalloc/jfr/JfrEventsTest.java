@@ -48,7 +48,7 @@ class JfrEventsTest {
     private static final List<String> ALL_EVENTS = List.of(
         "magalloc.SlabAllocated", "magalloc.SlabFreed", "magalloc.ChunkActivated", "magalloc.ChunkRetired",
         "magalloc.ReusePoolTake", "magalloc.MemoryExhausted", "magalloc.Trim", "magalloc.MagazineCreated",
-        "magalloc.MagazineEnded");
+        "magalloc.MagazineEnded", "magalloc.SizeClassRequests");
 
     @BeforeAll
     static void jfrIsThere() {
@@ -74,6 +74,8 @@ class JfrEventsTest {
         Thread attached;
         // The settings file docs/observability.md tells users to record with.
         try (Recording recording = new Recording(Configuration.create(Path.of("..", "docs", "magalloc.jfc")))) {
+            // The periodic event once more when the recording ends, rather than every 10 s.
+            recording.enable("magalloc.SizeClassRequests").with("period", "endChunk");
             recording.start();
             eventLoop = eventLoopThatEndsHoldingOneBuffer(alloc);
             reuseFromTheSharedMagazines(alloc);
@@ -94,6 +96,15 @@ class JfrEventsTest {
         assertThat(events.keySet()).containsExactlyInAnyOrderElementsOf(ALL_EVENTS);
 
         int smallChunk = SizeClasses.firstChunkSizeOf(SMALL_CLASS);
+        assertThat(events.get("magalloc.SizeClassRequests"))
+            .anySatisfy(e -> {
+                assertThat(e.getBoolean("direct")).isTrue();
+                assertThat(e.getInt("sizeClass")).isEqualTo(SMALL_CLASS);
+                assertThat(e.getInt("segmentSize")).isEqualTo(SMALL);
+                assertThat(e.getLong("allocations")).isPositive();
+                assertThat(e.getLong("requestedBytes")).isEqualTo(e.getLong("allocations") * SMALL);
+                assertThat(e.getLong("handedOutBytes")).isEqualTo(e.getLong("allocations") * SMALL);
+            });
         assertThat(events.get("magalloc.SlabAllocated"))
             .anySatisfy(e -> {
                 assertThat(e.getBoolean("direct")).isTrue();

@@ -37,6 +37,12 @@ import java.util.function.ToDoubleFunction;
  *       <td>chunks of each size class in use</td></tr>
  *   <tr><td>{@code magalloc.chunks.activated}</td><td>counter</td><td>{@code segment.size}</td>
  *       <td>chunks a magazine put to use (new, or from the reuse pool)</td></tr>
+ *   <tr><td>{@code magalloc.requests}</td><td>counter</td><td>{@code segment.size}</td>
+ *       <td>buffers of each size class allocated</td></tr>
+ *   <tr><td>{@code magalloc.requests.requested}</td><td>counter, bytes</td><td>{@code segment.size}</td>
+ *       <td>bytes those allocations asked for; against the next, the rounding of the class table</td></tr>
+ *   <tr><td>{@code magalloc.requests.handed.out}</td><td>counter, bytes</td><td>{@code segment.size}</td>
+ *       <td>bytes those allocations were given (allocations times the segment size)</td></tr>
  *   <tr><td>{@code magalloc.slabs.allocated}</td><td>counter</td><td></td>
  *       <td>slabs taken from the system</td></tr>
  *   <tr><td>{@code magalloc.slabs.freed}</td><td>counter</td><td></td>
@@ -104,6 +110,20 @@ public final class MagazineAllocatorMetrics implements MeterBinder {
                 .register(registry);
             FunctionCounter.builder("magalloc.chunks.activated", metric, m -> m.chunkActivations(direct, index))
                 .description("Chunks of the size class a magazine put to use (new, or from the reuse pool)")
+                .tags(sizeTags)
+                .register(registry);
+            FunctionCounter.builder("magalloc.requests", metric, m -> m.allocations(direct, index))
+                .description("Buffers of the size class allocated")
+                .tags(sizeTags)
+                .register(registry);
+            FunctionCounter.builder("magalloc.requests.requested", metric, m -> m.requestedBytes(direct, index))
+                .description("Bytes the size class's allocations asked for (their initial capacities)")
+                .baseUnit(BaseUnits.BYTES)
+                .tags(sizeTags)
+                .register(registry);
+            FunctionCounter.builder("magalloc.requests.handed.out", metric, m -> m.handedOutBytes(direct, index))
+                .description("Bytes the size class's allocations were given: allocations times the segment size")
+                .baseUnit(BaseUnits.BYTES)
                 .tags(sizeTags)
                 .register(registry);
         }

@@ -46,6 +46,10 @@ class MagazineAllocatorMetricsTest {
         assertThat(gauge("magalloc.chunks.active", "direct", "segment.size", "2048")).isZero();
         assertThat(counter("magalloc.chunks.activated", "direct", "segment.size", "1024")).isEqualTo(1);
         assertThat(counter("magalloc.slabs.allocated", "direct")).isEqualTo(2); // the chunk's and the huge buffer's
+        assertThat(counter("magalloc.requests", "direct", "segment.size", "1024")).isEqualTo(10);
+        assertThat(counter("magalloc.requests.requested", "direct", "segment.size", "1024")).isEqualTo(10 * SMALL);
+        assertThat(counter("magalloc.requests.handed.out", "direct", "segment.size", "1024")).isEqualTo(10 * SMALL);
+        assertThat(counter("magalloc.requests", "heap", "segment.size", "1024")).isEqualTo(1);
         assertThat(counter("magalloc.slabs.freed", "direct")).isZero();
 
         huge.release();
@@ -104,8 +108,8 @@ class MagazineAllocatorMetricsTest {
             assertThat(meter.getId().getTag("application")).isEqualTo("proxy");
             assertThat(meter.getId().getTag("memory.type")).isIn("heap", "direct");
         });
-        // Per memory type: 5 memory gauges, 2 meters per size class, 2 slab counters, 3 magazine meters.
-        assertThat(registry.getMeters()).hasSize(2 * (5 + 2 * metric.sizeClassCount() + 2 + 3));
+        // Per memory type: 5 memory gauges, 5 meters per size class, 2 slab counters, 3 magazine meters.
+        assertThat(registry.getMeters()).hasSize(2 * (5 + 5 * metric.sizeClassCount() + 2 + 3));
         assertThat(registry.find("magalloc.memory.used").gauge().getId().getBaseUnit()).isEqualTo("bytes");
     }
 

@@ -29,10 +29,11 @@ public final class ReadBufferCutting {
      * {@code setMaxMessagesPerRead}), and a {@link ReceiveMetricProvider} that counts its reads.
      */
     public static RecvByteBufAllocator wrap(RecvByteBufAllocator allocator) {
-        if (allocator instanceof MaxMessagesRecvByteBufAllocator) {
-            return new CuttingMaxMessages((MaxMessagesRecvByteBufAllocator) allocator);
-        }
-        return new Cutting(allocator);
+        Cutting cutting = allocator instanceof MaxMessagesRecvByteBufAllocator
+            ? new CuttingMaxMessages((MaxMessagesRecvByteBufAllocator) allocator)
+            : new Cutting(allocator);
+        ReceiveEvents.watch(cutting);
+        return cutting;
     }
 
     /** The wrapper of an allocator that is not a {@link MaxMessagesRecvByteBufAllocator}. */

@@ -48,6 +48,7 @@ public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRec
         this.minIndex = ReceiveSizes.indexAtLeast(minimum);
         this.maxIndex = Math.max(minIndex, ReceiveSizes.indexAtMost(maximum));
         this.initialIndex = Math.min(maxIndex, ReceiveSizes.indexAtLeast(initial));
+        ReceiveEvents.watch(this);
     }
 
     /** A builder starting from the defaults. */

@@ -1,0 +1,85 @@
+package io.github.magalloc.jfr;
+
+import io.github.magalloc.core.MemoryPool;
+import io.github.magalloc.core.SizeClasses;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.Period;
+
+import java.lang.ref.WeakReference;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Periodic: for every size class an allocator has allocated from, the allocations, bytes requested and bytes handed
+ * out since it was made, which show the rounding of the class table on the traffic. One event per pool and size
+ * class at each period, from the pools' counts ({@code metric().allocations()}, {@code requestedBytes()}); nothing is
+ * recorded per buffer.
+ */
+@Name("magalloc.SizeClassRequests")
+@Label("Size Class Requests")
+@Description("Allocations of one size class since the allocator was made: bytes requested against bytes handed out")
+@Period("60 s")
+final class SizeClassRequestsEvent extends MagallocEvent {
+    /** The pools whose counts each period reports; weakly, so an allocator nobody uses can be collected. */
+    private static final ConcurrentLinkedQueue<Watched> WATCHED = new ConcurrentLinkedQueue<>();
+
+    static {
+        FlightRecorder.addPeriodicEvent(SizeClassRequestsEvent.class, SizeClassRequestsEvent::emitAll);
+    }
+
+    @Label("Size Class")
+    @Description("Index of the size class (0 is the smallest)")
+    int sizeClass;
+
+    @Label("Segment Size")
+    @DataAmount
+    int segmentSize;
+
+    @Label("Allocations")
+    long allocations;
+
+    @Label("Requested")
+    @Description("Bytes the allocations asked for (their initial capacities)")
+    @DataAmount
+    long requestedBytes;
+
+    @Label("Handed Out")
+    @Description("Bytes the allocations were given: allocations times the segment size")
+    @DataAmount
+    long handedOutBytes;
+
+    private record Watched(WeakReference<MemoryPool> pool, int allocatorId, boolean direct) {
+    }
+
+    /** Reports {@code pool}'s counts at every period from now on, while it is reachable. */
+    static void watch(MemoryPool pool, int allocatorId, boolean direct) {
+        WATCHED.add(new Watched(new WeakReference<>(pool), allocatorId, direct));
+    }
+
+    private static void emitAll() {
+        for (Watched watched : WATCHED) {
+            MemoryPool pool = watched.pool.get();
+            if (pool == null) {
+                WATCHED.remove(watched);
+                continue;
+            }
+            long[] counts = pool.requestCounts();
+            for (int c = 0; c < SizeClasses.COUNT; c++) {
+                if (counts[c << 1] == 0) {
+                    continue;
+                }
+                SizeClassRequestsEvent event = new SizeClassRequestsEvent();
+                event.setPool(watched.allocatorId, watched.direct);
+                event.sizeClass = c;
+                event.segmentSize = SizeClasses.sizeOf(c);
+                event.allocations = counts[c << 1];
+                event.requestedBytes = counts[(c << 1) + 1];
+                event.handedOutBytes = event.allocations * event.segmentSize;
+                event.commit();
+            }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.github.magalloc;
+
+import io.github.magalloc.core.SizeClasses;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Bytes requested against bytes handed out, per size class, in the metric: counted on an event loop's own magazine,
+ * on the stripes for plain threads, and kept once the event loop's thread has ended.
+ */
+class RequestStatisticsTest {
+    private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
+    private final MagazineByteBufAllocatorMetric metric = allocator.metric();
+
+    @Test
+    void requestsAreCountedPerClassOnEveryKindOfMagazine() throws Exception {
+        int class1536 = SizeClasses.indexOf(1536);
+        int class4096 = SizeClasses.indexOf(4096);
+        Thread loop = new DefaultThreadFactory("requests-loop").newThread(() -> {
+            for (int i = 0; i < 10; i++) {
+                allocator.directBuffer(1460).release(); // the 1,536-byte class
+            }
+        });
+        loop.start();
+        loop.join();
+        for (int i = 0; i < 3; i++) {
+            ByteBuf buf = allocator.directBuffer(3000); // the 3,072-byte class, on a stripe
+            buf.release();
+        }
+        allocator.heapBuffer(4096).release();
+
+        assertThat(metric.allocations(true, class1536)).as("the ended event loop's").isEqualTo(10);
+        assertThat(metric.requestedBytes(true, class1536)).isEqualTo(14_600);
+        assertThat(metric.handedOutBytes(true, class1536)).isEqualTo(15_360);
+        int class3072 = SizeClasses.indexOf(3000);
+        assertThat(metric.allocations(true, class3072)).as("the stripes'").isEqualTo(3);
+        assertThat(metric.requestedBytes(true, class3072)).isEqualTo(9_000);
+        assertThat(metric.allocations(false, class4096)).isEqualTo(1);
+        assertThat(metric.allocations(true, class4096)).isZero();
+        assertThat(metric.requestedBytes(false, class4096)).isEqualTo(metric.handedOutBytes(false, class4096));
+    }
+}

@@ -1,0 +1,79 @@
+package io.github.magalloc.receive;
+
+import jdk.jfr.Category;
+import jdk.jfr.DataAmount;
+import jdk.jfr.Description;
+import jdk.jfr.Enabled;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.Period;
+
+import java.lang.ref.WeakReference;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Periodic: a receive allocator's counts since it was made ({@link ReceiveMetric}), one event per allocator at each
+ * period. Loaded only where the {@code jdk.jfr} module is ({@link ReceiveEvents}); off unless a recording enables
+ * it (docs/magalloc.jfc does).
+ */
+@Name("magalloc.ReceiveStatistics")
+@Label("Receive Statistics")
+@Description("A receive allocator's reads since it was made: bytes read against the capacity allocated for them and "
+    + "the capacity cut back before the pipeline saw the buffers")
+@Category({"Netty", "magalloc"})
+@Period("10 s")
+@Enabled(false)
+final class ReceiveStatisticsEvent extends jdk.jfr.Event {
+    /** The receive allocators each period reports; weakly, so one nobody uses can be collected. */
+    private static final ConcurrentLinkedQueue<WeakReference<ReceiveMetricProvider>> WATCHED =
+        new ConcurrentLinkedQueue<>();
+
+    static {
+        FlightRecorder.addPeriodicEvent(ReceiveStatisticsEvent.class, ReceiveStatisticsEvent::emitAll);
+    }
+
+    @Label("Receive Allocator")
+    @Description("The receive allocator's hashCode(), as in the id tag of magalloc's Micrometer binder")
+    int receiveAllocatorId;
+
+    @Label("Reads")
+    @Description("Reads that brought bytes")
+    long reads;
+
+    @Label("Bytes Read")
+    @DataAmount
+    long bytesRead;
+
+    @Label("Capacity Allocated")
+    @Description("Capacity of the read buffers allocated")
+    @DataAmount
+    long capacityAllocated;
+
+    @Label("Capacity Cut Back")
+    @Description("Capacity cut back to the bytes read before the pipeline saw the buffers")
+    @DataAmount
+    long capacityCutBack;
+
+    static void watch(ReceiveMetricProvider receive) {
+        WATCHED.add(new WeakReference<>(receive));
+    }
+
+    private static void emitAll() {
+        for (WeakReference<ReceiveMetricProvider> watched : WATCHED) {
+            ReceiveMetricProvider receive = watched.get();
+            if (receive == null) {
+                WATCHED.remove(watched);
+                continue;
+            }
+            ReceiveMetric metric = receive.metric();
+            ReceiveStatisticsEvent event = new ReceiveStatisticsEvent();
+            event.receiveAllocatorId = receive.hashCode();
+            event.reads = metric.reads();
+            event.bytesRead = metric.bytesRead();
+            event.capacityAllocated = metric.capacityAllocated();
+            event.capacityCutBack = metric.capacityCutBack();
+            event.commit();
+        }
+    }
+}
