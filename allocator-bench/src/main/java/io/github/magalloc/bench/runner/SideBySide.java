@@ -3,6 +3,8 @@ package io.github.magalloc.bench.runner;
 import io.github.magalloc.bench.BenchJvm;
 import io.github.magalloc.bench.FootprintProfiler;
 import io.github.magalloc.bench.Workers;
+import io.github.magalloc.bench.receive.ClientMode;
+import io.github.magalloc.bench.receive.ReceiveSetting;
 import io.github.magalloc.workload.AllocatorKind;
 import io.github.magalloc.workload.SizeDistribution;
 import io.github.magalloc.workload.VirtualThreadRequests;
@@ -31,26 +33,29 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
- * Runs the allocators side by side and prints one table, the goal checks, the footprint table and the table of
- * memory held after a peak.
+ * Runs the allocators side by side and prints one table, the goal checks, the footprint table, the table of
+ * memory held after a peak and the table of receive buffers (memory held for the request bytes in flight of an HTTP
+ * server with slow clients, per receive setting).
  * Quick mode (default): a few configurations, 1 fork, 1 warmup + 2 measurement iterations of 1 s, a few minutes
  * on 2 cores; indicative only. {@code --full}: every benchmark with every param, both thread kinds, 2 forks and
  * the iterations of the annotations (3 warmup + 5 measurement of 1 s); hours. {@code --report}: the quick
  * selection with 2 forks (CrossThread: at least {@value #CROSS_THREAD_REPORT_FORKS}) and the annotations' iterations
- * (about 14 minutes, and about 6.5 more for the after-a-peak table's 12 JVMs of 30 s samples): the run
- * docs/benchmarks.md quotes.
+ * (about 14 minutes, about 6.5 more for the after-a-peak table's 12 JVMs of 30 s samples, and about 10 more for
+ * the receive table's 27 JVMs): the run docs/benchmarks.md quotes.
  * JMH's own output goes to {@code jmh.log} in the output directory, JSON results to {@code *.json} there,
- * a chart of magalloc's ratios ({@link RatioChart}) to {@code ratios.svg}, and the footprint and after-a-peak
- * rows to {@code footprint.tsv} and {@code peak.tsv}.
+ * a chart of magalloc's ratios ({@link RatioChart}) to {@code ratios.svg} (with a Receive group of bars: mean used
+ * memory, lower is better), and the footprint, after-a-peak and receive rows to {@code footprint.tsv},
+ * {@code peak.tsv} and {@code receive.tsv}.
  *
  * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--threads N] [--jvm-arg ARG]...};
- * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP} or {@code Footprint} (the footprint
- * and after-a-peak tables);
+ * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP}, {@code Footprint} (the footprint
+ * and after-a-peak tables) or {@code Receive} (the receive table);
  * {@code --threads N} runs every benchmark with N worker threads (N event loops or N plain threads sharing the
  * allocator; for CrossThread N/2 producer-consumer pairs), the scaling run: the same command on a bigger machine;
- * {@code --jvm-arg} adds an argument to every benchmark, footprint and after-a-peak JVM.
+ * {@code --jvm-arg} adds an argument to every benchmark, footprint, after-a-peak and receive JVM.
  */
 public final class SideBySide {
     private static final String[] MAIN3 = {"MAGALLOC", "ADAPTIVE", "POOLED"};
@@ -77,6 +82,17 @@ public final class SideBySide {
      * memory").
      */
     private static final List<String> PEAK_JVM_ARGS = peakJvmArgs();
+    /** Receive settings of the quick run (paced clients); --report and --full run every {@link ReceiveSetting}. */
+    private static final List<ReceiveSetting> RECEIVE_SETTINGS_QUICK = List.of(ReceiveSetting.FIXED_512K,
+            ReceiveSetting.NETTY_ADAPTIVE, ReceiveSetting.MAGALLOC, ReceiveSetting.CUT_FIXED_512K);
+    /** Settings that --report and --full also run with back-to-back clients. */
+    private static final List<ReceiveSetting> RECEIVE_BACK_TO_BACK = List.of(ReceiveSetting.NETTY_ADAPTIVE,
+            ReceiveSetting.MAGALLOC);
+    /** Warm-up and measured seconds of a receive row: quick run, and --report or --full. */
+    private static final List<String> RECEIVE_SECONDS_QUICK = List.of("2", "4");
+    private static final List<String> RECEIVE_SECONDS_LONG = List.of("5", "15");
+    /** The JMH-like name of the receive rows in the chart: {@link BenchResult#name()} makes it "Receive". */
+    private static final String RECEIVE_CHART_BENCHMARK = "io.github.magalloc.bench.Receive.usedMemory";
     /** The first JDK with virtual threads: the benchmark JVMs run on the runner's own JDK. */
     private static final int VIRTUAL_THREADS_JDK = 21;
 
@@ -238,9 +254,10 @@ public final class SideBySide {
         console.println();
         new JmhResultTable(results).print(console);
         Path chart = out.resolve("ratios.svg");
-        RatioChart.write(results, (full ? "full" : report ? "report" : "quick") + " run, " + forks + " fork(s)"
+        String chartSubtitle = (full ? "full" : report ? "report" : "quick") + " run, " + forks + " fork(s)"
                 + (report ? " (CrossThread " + crossThreadReportForks() + ")" : "") + ", "
-                + java.time.LocalDate.now(java.time.ZoneOffset.UTC), chart);
+                + java.time.LocalDate.now(java.time.ZoneOffset.UTC);
+        RatioChart.write(results, chartSubtitle, chart);
         console.println("Chart of magalloc's ratio to each Netty allocator: " + chart.toAbsolutePath());
         console.println();
         new Goals(results).print(console);
@@ -249,6 +266,18 @@ public final class SideBySide {
             complete &= footprint();
             console.println();
             complete &= afterPeak();
+        }
+        if (only == null || only.matcher("Receive").find()) {
+            console.println();
+            List<BenchResult> receiveRows = new ArrayList<>();
+            complete &= receive(receiveRows);
+            if (!receiveRows.isEmpty()) {
+                List<BenchResult> withReceive = new ArrayList<>(results);
+                withReceive.addAll(receiveRows);
+                RatioChart.write(withReceive, chartSubtitle + "; Receive bars: the other's mean used MiB / "
+                        + "magalloc's", chart);
+                console.println("Chart with the Receive group: " + chart.toAbsolutePath());
+            }
         }
         console.println();
         console.println("JSON results and jmh.log: " + out.toAbsolutePath());
@@ -404,6 +433,73 @@ public final class SideBySide {
         }
         table.print(console);
         Files.write(out.resolve("peak.tsv"), tsv);
+        return ok;
+    }
+
+    /**
+     * Memory held for the request bytes in flight of an HTTP server with slow clients: one {@link ReceiveReport} JVM
+     * per row (direct buffers, one worker event loop), for each receive setting and allocator. Quick: paced clients
+     * and four settings, 2 s of warm-up and 4 s measured; --report and --full: every setting paced, and back to back
+     * for Netty's adaptive receive allocator and magalloc's, 5 s + 15 s. Adds one {@link BenchResult} per row to
+     * {@code chartRows} (score: mean used MiB, lower is better), for the chart's Receive group.
+     */
+    private boolean receive(List<BenchResult> chartRows) throws IOException, InterruptedException {
+        boolean quick = !full && !report;
+        List<String> seconds = quick ? RECEIVE_SECONDS_QUICK : RECEIVE_SECONDS_LONG;
+        List<Map.Entry<ReceiveSetting, ClientMode>> rows = new ArrayList<>();
+        for (ReceiveSetting setting : quick ? RECEIVE_SETTINGS_QUICK : List.of(ReceiveSetting.values())) {
+            rows.add(Map.entry(setting, ClientMode.PACED));
+        }
+        if (!quick) {
+            for (ReceiveSetting setting : RECEIVE_BACK_TO_BACK) {
+                rows.add(Map.entry(setting, ClientMode.BACK_TO_BACK));
+            }
+        }
+        console.println("Receive buffers (ReceiveReport, one JVM per row): a Netty HTTP server on loopback (NIO, one "
+                + "worker event loop, direct buffers, HttpObjectAggregator) gets 64 KiB POSTs in 1,460-byte segments, "
+                + "paced (" + ClientMode.PACED.defaultClients() + " clients, a segment per ms each) or back to back ("
+                + ClientMode.BACK_TO_BACK.defaultClients() + " clients); " + seconds.get(0) + " s warm-up, "
+                + seconds.get(1) + " s measured; used = allocator metric (heap+direct) and in flight = request bytes "
+                + "read and not yet released, sampled every 5 ms; OOMs = OutOfMemoryErrors the server saw; heap B/req "
+                + "= heap allocated by the server's event loop per request.");
+        TextTable table = new TextTable("allocator", "setting", "mode", "req/s", "used MiB (mean)",
+                "in flight MiB (mean)", "used / in flight", "max used MiB", "OOMs", "heap B/req");
+        List<String> tsv = new ArrayList<>();
+        boolean ok = true;
+        for (Map.Entry<ReceiveSetting, ClientMode> row : rows) {
+            for (String kind : MAIN3) {
+                List<String> args = List.of(kind, "direct", row.getKey().label(), row.getValue().label(),
+                        String.valueOf(row.getValue().defaultClients()), seconds.get(0), seconds.get(1));
+                List<String> lines = new ArrayList<>();
+                int exit = javaWithForkArgs(ReceiveReport.class.getName(), args, lines);
+                List<String> found = lines.stream().filter(l -> l.startsWith(ReceiveReport.PREFIX))
+                        .map(l -> l.substring(ReceiveReport.PREFIX.length())).collect(Collectors.toList());
+                if (exit != 0 || found.size() != 1) {
+                    ok = false;
+                    console.println("ReceiveReport " + String.join(" ", args) + " FAILED (exit " + exit + "):");
+                    lines.forEach(l -> console.println("    " + l));
+                    continue;
+                }
+                tsv.add(found.get(0));
+                // allocator, heap|direct, setting, mode, clients, warm-up s, measured s, requests, requests/s,
+                // mean used B, mean in flight B, used/in flight, max used B, OOMs, heap B/request, ...
+                String[] c = found.get(0).split("\t");
+                double used = Double.parseDouble(c[9]);
+                table.add(c[0], c[2], c[3], JmhResultTable.fmt(Double.parseDouble(c[8])), mib(used),
+                        mib(Double.parseDouble(c[10])), JmhResultTable.fmt(Double.parseDouble(c[11])) + "x",
+                        mib(Double.parseDouble(c[12])), c[13], JmhResultTable.fmt(Double.parseDouble(c[14])));
+                Map<String, String> params = new LinkedHashMap<>();
+                params.put("allocator", kind);
+                params.put("threads", Workers.EVENT_LOOP.name());
+                params.put("setting", c[2]);
+                params.put("mode", c[3]);
+                params.put("direct", "true");
+                chartRows.add(new BenchResult(RECEIVE_CHART_BENCHMARK, "avgt", 1, params, used / (1 << 20),
+                        Double.NaN, "MiB", Map.of(), List.of()));
+            }
+        }
+        table.print(console);
+        Files.write(out.resolve("receive.tsv"), tsv);
         return ok;
     }
 
