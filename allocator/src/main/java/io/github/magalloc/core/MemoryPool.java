@@ -114,22 +114,25 @@ public final class MemoryPool extends BufferPool {
     }
 
     /**
-     * The shrink's rule (protocol 6a (shrinking)): memory for {@code newCapacity} is kept only if it takes more than
-     * half of what {@code buf} reserves; a large buffer that stays above the size classes gives its tail pages back
-     * in place, any other moves to the smallest memory that holds {@code newCapacity}, with its first
-     * {@code newCapacity} bytes (Netty's contract: a shrink truncates the content).
+     * The shrink's rule (protocol 6a (shrinking)): memory is given back only where at most half of what {@code buf}
+     * reserves holds {@code newCapacity}. A large buffer keeps a run of its pages in place, with no copy, where the
+     * run wastes at most a quarter of {@code newCapacity} (always so above the size classes); any other buffer moves
+     * to the smallest memory that holds {@code newCapacity}, with its first {@code newCapacity} bytes (Netty's
+     * contract: a shrink truncates the content).
      */
     @Override
     protected void shrink(MagByteBuf buf, int newCapacity) {
-        int needed = bytesFor(newCapacity);
-        if (needed > buf.reservedBytes() >>> 1) {
-            return;
+        int half = buf.reservedBytes() >>> 1;
+        if (buf.memory() instanceof LargeChunk) {
+            int run = LargeChunk.runBytes(Math.max(1, newCapacity));
+            if (run <= half && run - newCapacity <= newCapacity >>> 2) {
+                ((LargeChunk) buf.memory()).shrink(buf, run);
+                return;
+            }
         }
-        if (buf.memory() instanceof LargeChunk && needed > SizeClasses.MAX_SIZE) {
-            ((LargeChunk) buf.memory()).shrink(buf, needed);
-            return;
+        if (bytesFor(newCapacity) <= half) {
+            moveTo(buf, newCapacity, 0, newCapacity);
         }
-        moveTo(buf, newCapacity, 0, newCapacity);
     }
 
     /** Bytes a buffer of {@code capacity} takes: its size class, whole pages, or, above the pooling limit, itself. */

@@ -122,6 +122,23 @@ class ShrinkTest {
         whole.release();
     }
 
+    @Test
+    void aLargeBufferKeepsPagesInPlaceBelowTheSizeClassesWhereTheyWasteAtMostAQuarter() {
+        ByteBuf buf = filled(true, 64 * KIB, 0, 30_000);
+        String memoryBefore = TestAccess.memoryIdentity(buf);
+        buf.capacity(30_000); // 4 pages: 2,768 bytes more than asked, less than a quarter
+        assertThat(TestAccess.memoryIdentity(buf)).as("no move, no copy").isEqualTo(memoryBefore);
+        assertThat(TestAccess.reservedBytes(buf)).isEqualTo(32 * KIB);
+        assertBytesKept(buf, 0, 30_000);
+        buf.release();
+        ByteBuf small = filled(true, 64 * KIB, 0, 10_000);
+        small.capacity(10_000); // 2 pages would waste 6,384 bytes: the 10,240-byte class instead
+        assertThat(TestAccess.magByteBuf(small).memory()).isInstanceOf(SizeClassChunk.class);
+        assertThat(TestAccess.reservedBytes(small)).isEqualTo(10_240);
+        assertBytesKept(small, 0, 10_000);
+        small.release();
+    }
+
     @ParameterizedTest(name = "direct={0}")
     @ValueSource(booleans = {true, false})
     void aLargeBufferShrinkingIntoTheSizeClassesMoves(boolean direct) {

@@ -11,19 +11,19 @@ import java.util.Locale;
  * {@link OutOfMemoryError}s and other exceptions the server's pipeline saw, requests whose body was not complete,
  * the memory of the read buffers, reconnections and the clients' exceptions, and the receive allocator's
  * {@link ReceiveMetric} when it has one ({@code null} otherwise). After the clients stopped: the bytes still in
- * flight (0 unless a request was lost).
+ * flight (0 unless a request was lost) and the used memory then, before any decay (the idle footprint).
  */
 public record ReceiveResult(ReceiveConfig config, double measuredSeconds, long requests, double meanUsedBytes,
                             double meanInFlightBytes, long maxUsedBytes, int samples, double heapBytesPerRequest,
                             long outOfMemoryErrors, long otherErrors, long totalRequests, long badRequests,
                             String readBuffers, long reconnects, long clientErrors, ReceiveMetric metric,
-                            boolean stoppedCleanly, long inFlightAfterStop) {
+                            boolean stoppedCleanly, long inFlightAfterStop, long idleUsedBytes) {
     /** The tab-separated fields of {@link #tsv()}, in order. */
     public static final String FIELDS = "allocator, heap|direct, setting, mode, clients, warm-up s, measured s, "
         + "requests, requests/s, mean used B, mean in flight B, used/in flight, max used B, OOMs, heap B/request, "
         + "read buffers (heap|direct|mixed), metric reads, metric bytes read, metric capacity allocated, "
         + "metric capacity cut back (the four -1 without a metric), other errors, incomplete requests, reconnects, "
-        + "client errors, stopped cleanly, in flight after stop B";
+        + "client errors, stopped cleanly, in flight after stop B, used after stop B";
 
     public double requestsPerSecond() {
         return measuredSeconds > 0 ? requests / measuredSeconds : Double.NaN;
@@ -48,7 +48,7 @@ public record ReceiveResult(ReceiveConfig config, double measuredSeconds, long r
             String.valueOf(m == null ? -1 : m.capacityCutBack()),
             String.valueOf(otherErrors), String.valueOf(badRequests), String.valueOf(reconnects),
             String.valueOf(clientErrors),
-            String.valueOf(stoppedCleanly), String.valueOf(inFlightAfterStop));
+            String.valueOf(stoppedCleanly), String.valueOf(inFlightAfterStop), String.valueOf(idleUsedBytes));
     }
 
     private static String num(double v) {

@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
  * <p>{@link #run} starts the server ({@link ReceiveServer}) and the clients ({@link ReceiveClients}) in this JVM,
  * lets them run for the warm-up, then for the measured window samples the allocator's used memory and the bytes in
  * flight every {@value #SAMPLE_MILLIS} ms; then lets each client finish its request and stop, and reads the bytes
- * still in flight. Every wait is bounded; {@link OutOfMemoryError}s on the server are counted, not fatal.
+ * still in flight and the used memory with nothing in flight (the allocator's idle footprint for this traffic). Every wait is bounded; {@link OutOfMemoryError}s on the server are counted, not fatal.
  */
 public final class ReceiveScenario {
     static final long SAMPLE_MILLIS = 5;
@@ -52,6 +52,8 @@ public final class ReceiveScenario {
 
             boolean stopped = clients.stop(STOP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
             long inFlightAfterStop = server.inFlightBytesOnLoop();
+            // At once, before any decay tick: what the allocator holds for this traffic with nothing in flight.
+            long idleUsed = AllocatorKind.usedMemory(allocator);
             ServerCounters c = server.counters;
             return new ReceiveResult(config, seconds, requests, sampler.meanUsed(), sampler.meanInFlight(),
                 sampler.maxUsed, sampler.samples, allocatedBefore < 0 || requests == 0 ? Double.NaN
@@ -59,7 +61,7 @@ public final class ReceiveScenario {
                 c.outOfMemoryErrors.sum(), c.otherErrors.sum(), c.requests.sum(), c.badRequests.sum(),
                 c.readBuffers(), clients.reconnects.sum(), clients.errors.sum(),
                 receive instanceof ReceiveMetricProvider ? ((ReceiveMetricProvider) receive).metric() : null,
-                stopped, inFlightAfterStop);
+                stopped, inFlightAfterStop, idleUsed);
         }
     }
 

@@ -460,10 +460,11 @@ public final class SideBySide {
                 + "paced (" + ClientMode.PACED.defaultClients() + " clients, a segment per ms each) or back to back ("
                 + ClientMode.BACK_TO_BACK.defaultClients() + " clients); " + seconds.get(0) + " s warm-up, "
                 + seconds.get(1) + " s measured; used = allocator metric (heap+direct) and in flight = request bytes "
-                + "read and not yet released, sampled every 5 ms; OOMs = OutOfMemoryErrors the server saw; heap B/req "
-                + "= heap allocated by the server's event loop per request.");
+                + "read and not yet released, sampled every 5 ms; idle = used once the clients stopped, nothing in "
+                + "flight; OOMs = OutOfMemoryErrors the server saw; heap B/req = heap allocated by the server's event "
+                + "loop per request.");
         TextTable table = new TextTable("allocator", "setting", "mode", "req/s", "used MiB (mean)",
-                "in flight MiB (mean)", "used / in flight", "max used MiB", "OOMs", "heap B/req");
+                "in flight MiB (mean)", "used / in flight", "max used MiB", "idle MiB", "OOMs", "heap B/req");
         List<String> tsv = new ArrayList<>();
         boolean ok = true;
         for (Map.Entry<ReceiveSetting, ClientMode> row : rows) {
@@ -487,7 +488,8 @@ public final class SideBySide {
                 double used = Double.parseDouble(c[9]);
                 table.add(c[0], c[2], c[3], JmhResultTable.fmt(Double.parseDouble(c[8])), mib(used),
                         mib(Double.parseDouble(c[10])), JmhResultTable.fmt(Double.parseDouble(c[11])) + "x",
-                        mib(Double.parseDouble(c[12])), c[13], JmhResultTable.fmt(Double.parseDouble(c[14])));
+                        mib(Double.parseDouble(c[12])), mib(Double.parseDouble(c[c.length - 1])), c[13],
+                        JmhResultTable.fmt(Double.parseDouble(c[14])));
                 Map<String, String> params = new LinkedHashMap<>();
                 params.put("allocator", kind);
                 params.put("threads", Workers.EVENT_LOOP.name());
