@@ -2,14 +2,18 @@ package io.github.magalloc;
 
 import io.github.magalloc.core.SizeClasses;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Bytes requested against bytes handed out, per size class, in the metric: counted on an event loop's own magazine,
- * on the stripes for plain threads, and kept once the event loop's thread has ended.
+ * Bytes requested against bytes handed out, per size class, in the metric: counted on an event loop's own magazine
+ * (seen once its chunk stops being current, or at the loop's next decay tick), on the stripes for plain threads, and
+ * kept once the event loop's thread has ended.
  */
 class RequestStatisticsTest {
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
@@ -41,5 +45,27 @@ class RequestStatisticsTest {
         assertThat(metric.allocations(false, class4096)).isEqualTo(1);
         assertThat(metric.allocations(true, class4096)).isZero();
         assertThat(metric.requestedBytes(false, class4096)).isEqualTo(metric.handedOutBytes(false, class4096));
+    }
+
+    @Test
+    void aLiveEventLoopsRequestsShowAtItsNextDecayTick() throws Exception {
+        MagazineByteBufAllocator ticking = MagazineByteBufAllocator.builder().decayMillis(50).build();
+        DefaultEventExecutor loop = new DefaultEventExecutor();
+        try {
+            loop.submit(() -> {
+                for (int i = 0; i < 5; i++) {
+                    ticking.directBuffer(700).release(); // the 768-byte class
+                }
+            }).get();
+            int class768 = SizeClasses.indexOf(768);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (ticking.metric().allocations(true, class768) < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(ticking.metric().allocations(true, class768)).isEqualTo(5);
+            assertThat(ticking.metric().requestedBytes(true, class768)).isEqualTo(3_500);
+        } finally {
+            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
     }
 }

@@ -12,6 +12,11 @@ public abstract class BufferPool {
     /** Freed memory is poisoned before it goes back, so a stale access reads garbage instead of live data. */
     final boolean debug;
 
+    /** Debug mode: decided once, when the pool is made; every part of the pool asks here. */
+    public final boolean isDebug() {
+        return debug;
+    }
+
     protected BufferPool(ByteBufAllocator allocator, boolean debug) {
         this.allocator = allocator;
         this.debug = debug;

@@ -63,7 +63,7 @@ final class BufferObjectCache extends ObjectCache {
     BufferObjectCache(MemoryPool pool, long ownerThreadId) {
         this.pool = pool;
         this.ownerThreadId = ownerThreadId;
-        boolean keeps = !pool.settings().debug();
+        boolean keeps = !pool.isDebug();
         this.spare = new MagByteBuf[keeps ? SPARE_OBJECTS : 0];
         this.spareLimit = spare.length;
         this.returned = keeps ? new MpscAtomicArrayQueue<>(RETURNED_OBJECTS) : null;

@@ -12,9 +12,9 @@ package io.github.magalloc.core;
  * owner field, a chunk's remote side, a lock word, a queue's indexes); {@code PaddingTest} checks every padded
  * class.
  *
- * <p>This class pads the start of an object: its fields are never used. Why the start matters: a magazine
- * allocated right after the array that holds it shared a cache line with that array, which every allocating thread
- * reads, and two threads on two stripes slowed each other down by a factor of two to three.
+ * <p>This class pads the start of an object: its fields are never used. Why the start matters: an object allocated
+ * right after another one that every thread reads (a magazine after the array that holds it) would share a cache
+ * line with it, and each write to the object would invalidate that line for every reader.
  */
 abstract class CacheLinePadding {
     /** Bytes of every padding block of this module. */

@@ -11,13 +11,12 @@ import java.lang.invoke.VarHandle;
  * first run of free pages long enough for it, and gives its pages back when released, on any thread.
  *
  * <p>Why pages rather than bumping an offset: a bump-allocated chunk is free again only when every buffer in it is,
- * so one long-lived buffer pins the whole chunk (with 1 buffer in 100 living 1,000 times longer, that keeps 6-7
- * times the live bytes reserved). With pages, the memory around a long-lived buffer is reused as soon as its
- * neighbours go.
+ * so one long-lived buffer pins the whole chunk. With pages, the memory around a long-lived buffer is reused as
+ * soon as its neighbours go.
  *
  * <h2>Who writes what</h2>
- * Every field below is guarded by the chunk's lock ({@link #lock()}): allocation (the owning magazine's thread or
- * lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next to size-classed
+ * Every field below is guarded by the chunk's lock ({@link #lock}, a {@link MagazineLock}): allocation (the owning
+ * magazine's thread or lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next to size-classed
  * ones, and a lock costs the same one atomic per allocation and per release as a reference count would, while any
  * thread can give pages back directly: so a large chunk needs none of the magazine's ownership protocols (remote
  * queues, sweeps of them, the ended-thread drain). The lock also orders memory: a releaser's last write to its pages
@@ -33,7 +32,7 @@ import java.lang.invoke.VarHandle;
  *       run, stores the longest exactly; an allocation can only shorten runs; a release that frees {@code p} pages
  *       can at most join them to two runs of at most the old bound each. The owner reads the bound without the
  *       lock to skip chunks that cannot serve a request (a magazine's first fit visits every chunk in turn, and
- *       locking and searching each was most of the time of the pinning benchmark). A stale read only costs a
+ *       would otherwise lock and search each). A stale read only costs a
  *       wasted look, or a skipped chunk whose space a just-finished release on another thread made.</li>
  *   <li>The slab goes back exactly once, by the thread that makes {@code detached && usedPageCount == 0} true
  *       under the lock: {@link #detach} (the magazine lets go of the chunk; never undone) or the release of the last
@@ -42,22 +41,14 @@ import java.lang.invoke.VarHandle;
  */
 final class LargeChunk extends Chunk {
     static final int PAGE_SHIFT = 13;
-    /**
-     * 8 KiB: in simulations of the pinning workload 8 and 16 KiB pages reserved the same; 8 KiB wastes less per
-     * buffer.
-     */
+    /** 8 KiB: larger pages round each buffer up further and reserve no less around long-lived buffers. */
     static final int PAGE_SIZE = 1 << PAGE_SHIFT;
 
     /** The magazine that allocates from this chunk; told when a release empties it. */
     final Magazine magazine;
     final int pageCount;
-    /**
-     * The lock word: 0 free, 1 held; CAS to take it (acquire), release store to give it back. In the chunk itself,
-     * unpadded: a {@link MagazineLock} has cache lines to itself because stripes are locked for every plain-thread
-     * allocation, while a large chunk is locked once per large buffer, and a padded object per chunk would be half
-     * the garbage of a new large chunk.
-     */
-    private volatile int lockState;
+    /** The module's one spin lock, as a stripe has: it guards every field below. */
+    private final MagazineLock lock = new MagazineLock();
     /** Bit {@code p % 64} of word {@code p / 64} is set while page {@code p} belongs to a live buffer. */
     private final long[] usedPages;
     private int usedPageCount;
@@ -71,13 +62,11 @@ final class LargeChunk extends Chunk {
     boolean decayMark;
 
     private static final VarHandle FREE_RUN_BOUND;
-    private static final VarHandle LOCK_STATE;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             FREE_RUN_BOUND = lookup.findVarHandle(LargeChunk.class, "freeRunBound", int.class);
-            LOCK_STATE = lookup.findVarHandle(LargeChunk.class, "lockState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -95,30 +84,6 @@ final class LargeChunk extends Chunk {
         }
     }
 
-    /** Acquire semantics: the previous holder's writes are visible. */
-    private void lock() {
-        for (int spins = 0; !(lvLockState() == 0 && casLockState(0, 1)); spins = MagazineLock.backOff(spins)) {
-            // backOff waits
-        }
-    }
-
-    /** Release semantics: everything written under the lock is visible to the next holder. */
-    private void unlock() {
-        soLockState(0);
-    }
-
-    private int lvLockState() {
-        return lockState;
-    }
-
-    private boolean casLockState(int expect, int update) {
-        return LOCK_STATE.compareAndSet(this, expect, update);
-    }
-
-    private void soLockState(int value) {
-        LOCK_STATE.setRelease(this, value);
-    }
-
     /** Bytes a buffer of {@code size} bytes takes: whole pages. */
     static int runBytes(int size) {
         return (size + PAGE_SIZE - 1) & -PAGE_SIZE;
@@ -133,7 +98,7 @@ final class LargeChunk extends Chunk {
         if (laFreeRunBound() < pages) {
             return -1; // no lock taken: see the invariant of freeRunBound
         }
-        lock();
+        lock.lock();
         try {
             if (detached || freeRunBound < pages) {
                 return -1;
@@ -148,7 +113,7 @@ final class LargeChunk extends Chunk {
             assert countsFit() : countsMessage();
             return first << PAGE_SHIFT;
         } finally {
-            unlock();
+            lock.unlock();
         }
     }
 
@@ -172,7 +137,7 @@ final class LargeChunk extends Chunk {
         int pages = buf.reservedBytes() >>> PAGE_SHIFT;
         boolean empty;
         boolean giveBack;
-        lock();
+        lock.lock();
         try {
             clearPages(first, pages);
             usedPageCount -= pages;
@@ -181,7 +146,7 @@ final class LargeChunk extends Chunk {
             empty = usedPageCount == 0;
             giveBack = empty && detached;
         } finally {
-            unlock();
+            lock.unlock();
         }
         if (giveBack) {
             pool.retireLargeChunk(this);
@@ -200,17 +165,17 @@ final class LargeChunk extends Chunk {
         int kept = runBytes >>> PAGE_SHIFT;
         int freed = (buf.reservedBytes() >>> PAGE_SHIFT) - kept;
         assert kept > 0 && freed > 0 : "shrink of " + buf.reservedBytes() + " bytes to " + runBytes;
-        if (pool.settings().debug()) {
+        if (pool.isDebug()) {
             buf.poisonTail(runBytes);
         }
-        lock();
+        lock.lock();
         try {
             clearPages(first + kept, freed);
             usedPageCount -= freed;
             soFreeRunBound((int) Math.min(pageCount - usedPageCount, 2L * freeRunBound + freed));
             assert countsFit() : countsMessage();
         } finally {
-            unlock();
+            lock.unlock();
         }
         buf.cutReservation(runBytes);
     }
@@ -221,12 +186,12 @@ final class LargeChunk extends Chunk {
      */
     void detach() {
         boolean giveBack;
-        lock();
+        lock.lock();
         try {
             detached = true;
             giveBack = usedPageCount == 0;
         } finally {
-            unlock();
+            lock.unlock();
         }
         if (giveBack) {
             pool.retireLargeChunk(this);
@@ -245,11 +210,11 @@ final class LargeChunk extends Chunk {
 
     /** Owner only: true when no buffer uses the chunk (only the owner allocates, so it stays so until it does). */
     boolean isUnused() {
-        lock();
+        lock.lock();
         try {
             return usedPageCount == 0;
         } finally {
-            unlock();
+            lock.unlock();
         }
     }
 

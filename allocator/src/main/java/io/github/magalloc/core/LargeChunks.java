@@ -40,12 +40,11 @@ final class LargeChunks {
 
     /**
      * Gives {@code buf} a run of {@code runBytes} with the first fit over the chunks; if none has room, a new chunk
-     * on {@code spare} (a slab the caller took from the system), else on a pooled slab, else, if
-     * {@code mayTakeNewSlab}, on a new slab from the system. A spare that is not needed goes back. Returns false only
-     * when there is no spare, no pooled slab fits, and no new slab may be taken.
+     * on {@code spare} (a slab the caller took from the system), else on a pooled slab, else, if the magazine
+     * {@link Magazine#takesNewSlabs}, on a new slab from the system. A spare that is not needed goes back. Returns
+     * false only when there is no spare, no pooled slab fits, and no new slab may be taken.
      */
-    boolean allocate(MagByteBuf buf, int runBytes, int initialCapacity, int maxCapacity, Slab spare,
-                     boolean mayTakeNewSlab) {
+    boolean allocate(MagByteBuf buf, int runBytes, int initialCapacity, int maxCapacity, Slab spare) {
         ArrayList<LargeChunk> chunks = this.chunks;
         for (int i = 0, n = chunks.size(); i < n; i++) {
             LargeChunk chunk = chunks.get(i);
@@ -62,7 +61,7 @@ final class LargeChunks {
         Slab slab = spare;
         if (slab == null) {
             int size = chunkSizeFor(runBytes);
-            slab = mayTakeNewSlab ? pool.takeLargeSlab(size) : pool.takePooledLargeSlab(size);
+            slab = magazine.takesNewSlabs() ? pool.takeLargeSlab(size) : pool.takePooledLargeSlab(size);
             if (slab == null) {
                 return false;
             }

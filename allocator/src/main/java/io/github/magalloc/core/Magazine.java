@@ -40,8 +40,10 @@ abstract class Magazine extends MagazinePad {
     /** Non-current chunks that had no free segment when last looked at; other threads' releases may refill them. */
     private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
     /**
-     * Per size class c: {@code [2c]} allocations, {@code [2c + 1]} bytes requested. Written by the owner only, plain;
-     * read by the metric on any thread, each value one 64-bit read, so a snapshot may lag but never tears.
+     * Per size class c: {@code [2c]} allocations, {@code [2c + 1]} bytes requested. Written by the owner only, plain
+     * (a stripe's allocations add here, a thread magazine's current chunks count their own and add them here when
+     * they stop being current or at a decay tick); read by the metric on any thread, each value one 64-bit read, so
+     * a snapshot may lag but never tears or goes down.
      */
     final long[] requests = new long[2 * SizeClasses.COUNT];
 
@@ -57,6 +59,15 @@ abstract class Magazine extends MagazinePad {
         requests[at + 1] += requestedBytes;
     }
 
+    /** Owner, cold: adds what {@code chunk} counted while current to the magazine's counts. */
+    private void addRequestsOf(SizeClassChunk chunk) {
+        int at = chunk.sizeClass << 1;
+        requests[at] += chunk.allocations;
+        requests[at + 1] += chunk.requestedBytes;
+        chunk.allocations = 0;
+        chunk.requestedBytes = 0;
+    }
+
     /** Adds this magazine's request counts to {@code totals}, from any thread (plain reads: a snapshot). */
     final void addRequestsTo(long[] totals) {
         for (int i = 0; i < totals.length; i++) {
@@ -65,6 +76,13 @@ abstract class Magazine extends MagazinePad {
     }
 
     // ------------------------------------------------------------------ what the kinds decide
+
+    /**
+     * Whether the owner takes a new slab from the system itself when a refill finds none (a thread magazine), or the
+     * caller does with no lock held and brings it as a spare (a stripe: the JDK may collect garbage and sleep before
+     * it gives up direct memory, and the threads waiting for the lock must not wait for that too).
+     */
+    abstract boolean takesNewSlabs();
 
     /**
      * A release of {@code buf}'s segment of {@code chunk} on thread {@code threadId}, which does not own this
@@ -142,6 +160,7 @@ abstract class Magazine extends MagazinePad {
         next.decayMark = false;
         onPlaceChanged(next);
         if (replaced != null) {
+            addRequestsOf(replaced);
             park(replaced);
         }
         return next;
@@ -185,11 +204,11 @@ abstract class Magazine extends MagazinePad {
      * The current chunk of {@code sizeClass} is exhausted (or missing): collect its foreign releases, else switch to
      * the partial chunk that has waited longest (it has gathered the most free segments), else look through the
      * full chunks for foreign releases, else take a chunk or slab from the reuse pool, else use {@code spare} (a
-     * slab the caller took from the system), else, if {@code mayTakeNewSlab}, take a new slab here. A spare that is
-     * not needed goes to the reuse pool. Returns the chunk, now current, or null only when there is no spare and no
-     * new slab may be taken.
+     * slab the caller took from the system), else, if this kind {@link #takesNewSlabs}, take a new slab here. A spare
+     * that is not needed goes to the reuse pool. Returns the chunk, now current, or null only when there is no spare
+     * and no new slab may be taken.
      */
-    final SizeClassChunk refill(int sizeClass, Slab spare, boolean mayTakeNewSlab) {
+    final SizeClassChunk refill(int sizeClass, Slab spare) {
         SizeClassChunk exhausted = current[sizeClass];
         if (exhausted != null && exhausted.drainRemote() > 0) {
             giveBackUnused(spare);
@@ -207,7 +226,7 @@ abstract class Magazine extends MagazinePad {
             return makeCurrent(next);
         }
         if (spare == null) {
-            if (!mayTakeNewSlab) {
+            if (!takesNewSlabs()) {
                 return null;
             }
             spare = pool.allocateSlab(nextChunkSize(sizeClass)); // may throw OutOfMemoryError: nothing changed yet
@@ -305,6 +324,7 @@ abstract class Magazine extends MagazinePad {
                 chunk.drainRemote();
                 if (chunk.isEntirelyFree()) {
                     current[sizeClass] = null;
+                    addRequestsOf(chunk);
                     onPlaceChanged(chunk);
                     retire(chunk);
                 }
@@ -327,6 +347,7 @@ abstract class Magazine extends MagazinePad {
             decayParked(full[sizeClass]);
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {
+                addRequestsOf(chunk);
                 chunk.drainRemote();
                 if (chunk.isEntirelyFree()) {
                     current[sizeClass] = null;
@@ -364,6 +385,7 @@ abstract class Magazine extends MagazinePad {
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {
                 current[sizeClass] = null;
+                addRequestsOf(chunk);
                 park(chunk);
             }
         }

@@ -7,8 +7,8 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The lock of a shared magazine (a {@link Stripe}, or an {@link EndedMagazine}): whoever holds it owns the
- * magazine's lists. A CAS takes it, an ordered (release) store gives it back. Critical sections are a few dozen
+ * The module's one spin lock: a shared magazine's (a {@link Stripe}, or an {@link EndedMagazine}: whoever holds it
+ * owns the magazine's lists), and a {@link LargeChunk}'s (it guards the chunk's pages). A CAS takes it, an ordered (release) store gives it back. Critical sections are a few dozen
  * instructions (one allocation), so waiting spins briefly and then lets others run: a platform thread yields, a
  * virtual thread spins longer, yields a few times and then parks for a moment ({@link #backOff}). No holder parks or
  * blocks while it holds the lock, so a virtual thread holding it never leaves its carrier. {@link Stripes} waits only
@@ -39,13 +39,13 @@ final class MagazineLock extends MagazineLockState {
     private static final int SPINS_BEFORE_YIELD = 64;
     /**
      * A waiting virtual thread spins this long before it first yields: a yield unmounts it, which copies its stack
-     * into a heap object (about 500 bytes of garbage per yield in a magalloc frame, measured) and takes microseconds,
-     * while in a burst of requests a stripe is usually free again within a few hundred spins.
+     * into a heap object (garbage) and takes microseconds, while in a burst of requests a stripe is usually free
+     * again within a few hundred spins.
      */
     private static final int VIRTUAL_THREAD_SPINS_BEFORE_YIELD = 512;
     /**
      * A waiting virtual thread then yields this many times, {@link #SPINS_BEFORE_YIELD} spins apart, before it parks:
-     * a timed park makes more garbage (the JDK schedules a timer task for it, about 100 bytes more), and a few yields
+     * a timed park makes more garbage (the JDK schedules a timer task for it), and a few yields
      * usually outlast a holder whose carrier the operating system had set aside for a moment.
      */
     private static final int VIRTUAL_THREAD_YIELDS = 3;
@@ -77,11 +77,8 @@ final class MagazineLock extends MagazineLockState {
         return lvState() == HELD;
     }
 
-    /**
-     * How every magalloc spin lock waits after a failed attempt: spins briefly, then lets others run; returns the new
-     * spin count. Shared with {@link LargeChunk}'s lock, whose word lives in the chunk itself.
-     */
-    static int backOff(int spins) {
+    /** How a waiter waits after a failed attempt: spins briefly, then lets others run; returns the new spin count. */
+    private static int backOff(int spins) {
         int next = spins + 1;
         if (next % SPINS_BEFORE_YIELD != 0) {
             Thread.onSpinWait();

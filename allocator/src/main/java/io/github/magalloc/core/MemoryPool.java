@@ -223,7 +223,8 @@ public final class MemoryPool extends BufferPool {
     /** A new chunk for {@code sizeClass} owned by {@code magazine} on {@code slab}. */
     SizeClassChunk newChunk(Magazine magazine, int sizeClass, Slab slab) {
         metrics.chunkActivated(sizeClass);
-        SizeClassChunk chunk = new SizeClassChunk(slab, this, magazine, sizeClass);
+        SizeClassChunk chunk = isDebug() ? new DebugSizeClassChunk(slab, this, magazine, sizeClass)
+            : new SizeClassChunk(slab, this, magazine, sizeClass);
         magazine.onChunkTaken();
         events.chunkActivated(sizeClass, slab.size, metrics.activeChunks(sizeClass),
             magazine instanceof ThreadMagazine, false);

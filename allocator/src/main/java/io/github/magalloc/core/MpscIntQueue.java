@@ -14,8 +14,9 @@ import java.util.Arrays;
  * means "nothing published there yet", so a claimed-but-unpublished slot simply ends a drain early.
  *
  * <p>Every slot of the backing array starts as {@link #EMPTY}, including the slots past the requested capacity
- * that exist only because the array is rounded up to a power of two (Netty's #16023 forgot those on the first
- * lap). Capacity is enforced against the requested capacity, not the array length.
+ * that exist only because the array is rounded up to a power of two: on the first lap a consumer reads them before
+ * any producer wrote them, and a 0 there would be a value invented. Capacity is enforced against the requested
+ * capacity, not the array length.
  */
 final class MpscIntQueue extends MpscIntQueueConsumerFields {
     static final int EMPTY = -1;
@@ -56,19 +57,6 @@ final class MpscIntQueue extends MpscIntQueueConsumerFields {
         // also sees the consumer's EMPTY stores that this producer saw through the consumer index.
         soProducerLimit(limit);
         return true;
-    }
-
-    /** Removes and returns the oldest value, or {@link #EMPTY}; owner (single consumer) only. */
-    int poll() {
-        long index = lpConsumerIndex();
-        int offset = (int) (index & mask);
-        int value = (int) SLOT.getAcquire(slots, offset);
-        if (value == EMPTY) {
-            return EMPTY;
-        }
-        slots[offset] = EMPTY;
-        soConsumerIndex(index + 1);
-        return value;
     }
 
     /**

@@ -4,7 +4,6 @@ import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
 
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * A slab cut into {@link #segmentCount} equal segments of one size class.
@@ -55,7 +54,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * ({@link #freeCount}) are {@link CacheLinePadding#BYTES} apart ({@link SizeClassChunkPad}): otherwise each
  * allocation by the owner invalidates the line every releasing thread must read.
  */
-final class SizeClassChunk extends SizeClassChunkPad {
+class SizeClassChunk extends SizeClassChunkPad {
     /** Smallest segment whose objects a retired chunk keeps (see {@link #onRetire}). */
     static final int MIN_SEGMENT_KEEPING_OBJECTS = 256;
 
@@ -63,6 +62,13 @@ final class SizeClassChunk extends SizeClassChunkPad {
     int freeCount;
     /** Per segment, its own buffer object, or null if it has none yet; only thread magazines fill it. */
     final MagByteBuf[] objects;
+    /**
+     * A thread magazine's allocations from this chunk while current, and the bytes they requested: owner only, on
+     * the line the allocation writes anyway; the magazine adds them to its counts when the chunk stops being current
+     * or at a decay tick ({@link Magazine#requests}).
+     */
+    long allocations;
+    long requestedBytes;
     /** The thread whose magazine made the objects in {@link #objects} (its magazine's owner id when activated). */
     private long objectsThreadId;
     /**
@@ -87,6 +93,12 @@ final class SizeClassChunk extends SizeClassChunkPad {
         this.freeCount = segmentCount;
     }
 
+    /** Owner of a thread magazine: one allocation of {@code requestedBytes} from this chunk (waste statistics). */
+    void countRequest(int requestedBytes) {
+        allocations++;
+        this.requestedBytes += requestedBytes;
+    }
+
     /** Pops a free segment, or returns -1 when the local list is empty. Owner only; no atomics. */
     int allocateSegment() {
         int n = freeCount;
@@ -94,11 +106,8 @@ final class SizeClassChunk extends SizeClassChunkPad {
             return -1;
         }
         freeCount = n - 1;
-        int segment = freeSegments[n - 1];
-        if (debugInUse != null) {
-            debugMarkInUse(segment);
-        }
-        return segment;
+        assert countsFit();
+        return freeSegments[n - 1];
     }
 
     /**
@@ -116,9 +125,7 @@ final class SizeClassChunk extends SizeClassChunkPad {
             buf = newBoundObject(segment); // may throw OutOfMemoryError: the segment is still free
         }
         freeCount = n - 1;
-        if (debugInUse != null) {
-            debugMarkInUse(segment);
-        }
+        assert countsFit();
         return buf;
     }
 
@@ -126,10 +133,15 @@ final class SizeClassChunk extends SizeClassChunkPad {
     private MagByteBuf newBoundObject(int segment) {
         MagByteBuf buf = pool.newBufferObject(SegmentSlot.HOME);
         buf.setMemory(this, segment, offsetOf(segment), segmentSize);
-        if (!pool.settings().debug()) {
+        if (keepsObjects()) {
             objects[segment] = buf;
         }
         return buf;
+    }
+
+    /** Whether a segment's object stays in its slot for the segment's next allocation (not in debug mode). */
+    boolean keepsObjects() {
+        return true;
     }
 
     /**
@@ -185,9 +197,6 @@ final class SizeClassChunk extends SizeClassChunkPad {
     @Override
     protected void release(MagByteBuf buf, long threadId) {
         int segment = buf.segment();
-        if (debugInUse != null) {
-            debugMarkFree(segment);
-        }
         Magazine magazine = lpMagazine();
         if (magazine.lvOwnerThreadId() == threadId) {
             magazine.releaseLocal(this, segment);
@@ -208,11 +217,15 @@ final class SizeClassChunk extends SizeClassChunkPad {
         return n;
     }
 
-    /** Any thread that is not the owner. One CAS inside the queue; never touches owner-only fields. */
+    /**
+     * Any thread that is not the owner. One CAS inside the queue; never touches owner-only fields. It can check only
+     * its own side of the counting invariant: the owner's {@code freeCount}, read from here, may be stale.
+     */
     void releaseRemote(int segment) {
         if (!remoteFrees.offer(segment)) {
             throw doubleFree(segment);
         }
+        assert remoteFrees.size() <= segmentCount : "counting invariant broken: more queued than segments";
     }
 
     /** Owner only: moves every segment released by other threads onto the local list; returns how many. */
@@ -268,18 +281,6 @@ final class SizeClassChunk extends SizeClassChunkPad {
         return new IllegalStateException("magalloc: segment " + segment + " of a " + segmentSize
             + "-byte chunk released more often than allocated (double free through a stale buffer?)");
     }
-
-    private void debugMarkInUse(int segment) {
-        if (!debugInUse.compareAndSet(segment, 0, 1)) {
-            throw new IllegalStateException("magalloc debug: segment " + segment + " handed out twice");
-        }
-    }
-
-    private void debugMarkFree(int segment) {
-        if (!debugInUse.compareAndSet(segment, 1, 0)) {
-            throw doubleFree(segment);
-        }
-    }
 }
 
 /** The fields a releasing thread reads: fixed at creation, except the magazine and a stripe's parked mirror. */
@@ -291,8 +292,6 @@ abstract class SizeClassChunkShared extends Chunk {
     final int segmentSize;
     final int segmentCount;
     final MpscIntQueue remoteFrees;
-    /** Debug mode only: 1 for a segment held by a buffer, 0 for a free one. */
-    final AtomicIntegerArray debugInUse;
     /** The owning magazine, or null in the reuse pool; plain, see "Who writes what". */
     private Magazine magazine;
     /**
@@ -313,7 +312,6 @@ abstract class SizeClassChunkShared extends Chunk {
         this.segmentSize = SizeClasses.sizeOf(sizeClass);
         this.segmentCount = slab.size / segmentSize;
         this.remoteFrees = new MpscIntQueue(segmentCount);
-        this.debugInUse = pool.settings().debug() ? new AtomicIntegerArray(segmentCount) : null;
     }
 
     /**

@@ -90,7 +90,7 @@ final class Stripe extends Magazine {
         SizeClassChunk chunk = current(sizeClass);
         int segment;
         if (chunk == null || (segment = chunk.allocateSegment()) < 0) {
-            chunk = refill(sizeClass, spare, false);
+            chunk = refill(sizeClass, spare);
             if (chunk == null) {
                 return false;
             }
@@ -110,7 +110,7 @@ final class Stripe extends Magazine {
     boolean allocateLarge(MagByteBuf buf, int initialCapacity, int maxCapacity, Slab spare) {
         assert lock.isHeld();
         int runBytes = spare == null ? large.noteRequest(initialCapacity) : LargeChunk.runBytes(initialCapacity);
-        return large.allocate(buf, runBytes, initialCapacity, maxCapacity, spare, false);
+        return large.allocate(buf, runBytes, initialCapacity, maxCapacity, spare);
     }
 
     /** Lock holder: slab size of a new large chunk for a request of {@code initialCapacity} bytes. */
@@ -131,6 +131,12 @@ final class Stripe extends Magazine {
     }
 
     // ------------------------------------------------------------------ releases
+
+    /** The caller takes a stripe's new slabs, with no lock held ({@link Stripes#allocate}). */
+    @Override
+    boolean takesNewSlabs() {
+        return false;
+    }
 
     /**
      * Any thread's release of a buffer of this stripe: under the lock (waiting for it: one critical section, one
@@ -230,6 +236,7 @@ final class Stripe extends Magazine {
      */
     @Override
     void onPlaceChanged(SizeClassChunk chunk) {
+        assert chunk.lvParkedFreeCount() <= chunk.freeCount : "the parked mirror above the count it copies";
         int mirror = chunk.isParked() ? chunk.freeCount : SizeClassChunk.NOT_PARKED;
         if (chunk.lvParkedFreeCount() != mirror) {
             chunk.svParkedFreeCount(mirror);

@@ -63,17 +63,18 @@ final class ThreadMagazine extends Magazine {
         SizeClassChunk chunk = current(sizeClass);
         MagByteBuf buf;
         if (chunk == null || (buf = chunk.allocateBound()) == null) {
-            buf = refillCurrent(sizeClass).allocateBound();
+            chunk = refillCurrent(sizeClass);
+            buf = chunk.allocateBound();
         }
         buf.reuse(initialCapacity, maxCapacity);
-        countRequest(sizeClass, initialCapacity);
+        chunk.countRequest(initialCapacity);
         return buf;
     }
 
     /** Cold: a trim asked for is done first, then the current chunk is replaced; may take a slab from the system. */
     private SizeClassChunk refillCurrent(int sizeClass) {
         trimIfRequested();
-        return refill(sizeClass, null, true);
+        return refill(sizeClass, null);
     }
 
     /** A buffer above the size classes: a run of pages in a large chunk (protocol 6 (large chunks)). */
@@ -81,7 +82,7 @@ final class ThreadMagazine extends Magazine {
         trimIfRequested();
         releaseLargeSparesIfEmptied();
         MagByteBuf buf = objects.take();
-        large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null, true);
+        large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null);
         return buf;
     }
 
@@ -103,6 +104,12 @@ final class ThreadMagazine extends Magazine {
         releaseLargeSparesIfEmptied();
         boolean holdsLarge = large.decay();
         return decaySizeClassedChunks() || holdsLarge;
+    }
+
+    /** The owner takes its own new slabs: nobody waits for it. */
+    @Override
+    boolean takesNewSlabs() {
+        return true;
     }
 
     /** Starts the decay ticks if they had stopped: the magazine holds a chunk again. */

@@ -117,7 +117,7 @@ final class VirtualThreadObjects extends ObjectCache {
         this.lock = lock;
         this.sweeps = sweeps;
         int share = OBJECTS_PER_POOL / pool.settings().sharedMagazines();
-        this.capacity = pool.settings().debug() ? 0 : Math.max(LOOKS, share);
+        this.capacity = pool.isDebug() ? 0 : Math.max(LOOKS, share);
         if (capacity > 0 && sweeps == AFTER_NEXT_COLLECTION && Runtime.version().feature() >= VIRTUAL_THREADS_JDK) {
             // Started here, with the allocator, rather than by a virtual thread's first release: a virtual thread that
             // waits for another to finish initializing a class is pinned to its carrier.
