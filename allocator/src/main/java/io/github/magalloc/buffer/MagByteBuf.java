@@ -1,14 +1,10 @@
 package io.github.magalloc.buffer;
 
-import io.netty.buffer.AbstractByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.IllegalReferenceCountException;
 import io.netty.util.internal.PlatformDependent;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ClosedChannelException;
@@ -17,7 +13,6 @@ import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
 import java.util.List;
 
-import static io.netty.util.internal.ObjectUtil.checkPositive;
 
 /**
  * A magalloc buffer: a window {@code [offset, offset + capacity)} of a slab, inside the {@link #reservedBytes()}
@@ -28,17 +23,9 @@ import static io.netty.util.internal.ObjectUtil.checkPositive;
  * {@link BufferMemory} and the object to its {@link ObjectHome}. In debug mode freed memory is poisoned, so a stale
  * reference reads garbage instead of live data.
  *
- * <p>The reference count is a field of this object, not Netty's {@code AbstractReferenceCountedByteBuf}, which
- * (Netty 4.2) keeps it in a separate {@code RefCnt} object: one more object per buffer, and one more cache line to
- * miss when a buffer object comes back cold (with thousands of live buffers released in random order, that miss
- * is a large part of an allocate-and-release). The contract is Netty's: {@code retain} and {@code release} are
- * compare-and-swap loops, so of two threads releasing the last reference at once exactly one deallocates and the
- * other gets {@link IllegalReferenceCountException}; a released buffer reads count 0.
- *
- * <p>Memory order: {@code lp}/{@code sp} plain, {@code cas} compare-and-swap on {@link #refCnt}, the only field
- * other threads write.
+ * <p>The reference count is {@link CountedByteBuf}'s.
  */
-public abstract class MagByteBuf extends AbstractByteBuf {
+public abstract class MagByteBuf extends CountedByteBuf {
     public static final byte POISON = (byte) 0xDE;
     /**
      * Whether direct buffers go through {@code Unsafe}: Netty has it and the CPU reads unaligned values. Decided
@@ -46,15 +33,6 @@ public abstract class MagByteBuf extends AbstractByteBuf {
      * loaded subclass would make the JIT treat {@link DirectMagByteBuf}'s methods as overridden.
      */
     private static final boolean UNSAFE_DIRECT = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned();
-    private static final VarHandle REF_CNT;
-
-    static {
-        try {
-            REF_CNT = MethodHandles.lookup().findVarHandle(MagByteBuf.class, "refCnt", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     final BufferPool pool;
     /** Where this object goes back when released. */
@@ -76,16 +54,8 @@ public abstract class MagByteBuf extends AbstractByteBuf {
     int length;
     /** Per-object view for NIO calls: buffers cut from one slab must not share a position and limit. */
     private ByteBuffer tmpNioBuf;
-    /**
-     * References held: {@code > 0} while handed out, 0 once released (and before the first hand-out). Written by
-     * {@link #reuse} (plain: the object is handed out to this thread, and any other thread reaches it through the
-     * caller's own hand-over, which publishes the count with the rest of the buffer) and by compare-and-swap in
-     * {@link #retain0} and {@link #release0}; read plainly by {@link #refCnt()} and as the guess of each loop.
-     */
-    private int refCnt;
 
     MagByteBuf(BufferPool pool, ObjectHome home) {
-        super(0);
         this.pool = pool;
         this.home = home;
     }
@@ -118,7 +88,7 @@ public abstract class MagByteBuf extends AbstractByteBuf {
 
     /**
      * Prepares an object that already represents the memory it is handed out with (a segment's own object): only
-     * what a user can have changed is reset. No atomic: see {@link #refCnt}.
+     * what a user can have changed is reset. No atomic: see {@link CountedByteBuf#spRefCnt}.
      */
     public final void reuse(int capacity, int maxCapacity) {
         this.length = capacity;
@@ -224,98 +194,9 @@ public abstract class MagByteBuf extends AbstractByteBuf {
         return offset + index;
     }
 
-    // ------------------------------------------------------------------ reference count
-
-    /**
-     * A plain read, as Netty's own accessibility check ({@code isLiveNonVolatile}): every accessor asks
-     * {@code ensureAccessible()}, which calls this, and a volatile read there would keep the JIT from hoisting the
-     * check out of a loop. A thread that must see another thread's release orders itself after it the way it must
-     * for the buffer's contents (a queue, a lock, a join).
-     */
+    /** The count reached zero: the memory goes back, then the object home. */
     @Override
-    public final int refCnt() {
-        return lpRefCnt();
-    }
-
-    private int lpRefCnt() {
-        return (int) REF_CNT.get(this);
-    }
-
-    private void spRefCnt(int count) {
-        REF_CNT.set(this, count);
-    }
-
-    private boolean casRefCnt(int expect, int update) {
-        return REF_CNT.compareAndSet(this, expect, update);
-    }
-
-    @Override
-    public final ByteBuf retain() {
-        return retain0(1);
-    }
-
-    @Override
-    public final ByteBuf retain(int increment) {
-        return retain0(checkPositive(increment, "increment"));
-    }
-
-    /** CAS, so a retain racing a release either lands before it (the release does not free) or fails. */
-    private ByteBuf retain0(int increment) {
-        int count;
-        do {
-            count = lpRefCnt();
-            if (count == 0 || count > Integer.MAX_VALUE - increment) {
-                throw new IllegalReferenceCountException(count, increment);
-            }
-        } while (!casRefCnt(count, count + increment));
-        return this;
-    }
-
-    @Override
-    public final boolean release() {
-        return release0(1);
-    }
-
-    @Override
-    public final boolean release(int decrement) {
-        return release0(checkPositive(decrement, "decrement"));
-    }
-
-    /**
-     * CAS: of two threads taking the count to zero at once (a double release, a caller's bug) exactly one succeeds
-     * and deallocates, and the other sees the count below its decrement and throws, so the memory goes back once.
-     * The plain read is only a guess; the CAS (a full fence) checks it and makes the loop read again.
-     */
-    private boolean release0(int decrement) {
-        int count;
-        do {
-            count = lpRefCnt();
-            if (count < decrement) {
-                throw new IllegalReferenceCountException(count, -decrement);
-            }
-        } while (!casRefCnt(count, count - decrement));
-        if (count != decrement) {
-            return false;
-        }
-        deallocate();
-        return true;
-    }
-
-    @Override
-    public final ByteBuf touch() {
-        return this;
-    }
-
-    @Override
-    public final ByteBuf touch(Object hint) {
-        return this;
-    }
-
-    /**
-     * The count reached zero ({@link #release0}'s compare-and-swap decided which release that was): the memory
-     * goes back, then the object home.
-     */
-    private void deallocate() {
+    final void deallocate() {
         long threadId = Thread.currentThread().getId();
         if (pool.debug) {
             poison();

@@ -43,7 +43,7 @@ final class BufferObjectCache extends ObjectCache {
      */
     static final int RETURNED_OBJECTS = SPARE_OBJECTS * 8;
 
-    private final MemoryPool pool;
+    private final ChunkSupply supply;
     /** The home thread's id: compared with the releasing thread's on every recycle. */
     final long ownerThreadId;
     private final MagByteBuf[] spare;
@@ -60,10 +60,10 @@ final class BufferObjectCache extends ObjectCache {
 
 
     /** A cache for the thread {@code ownerThreadId}; in debug mode it keeps nothing, so objects are never reused. */
-    BufferObjectCache(MemoryPool pool, long ownerThreadId) {
-        this.pool = pool;
+    BufferObjectCache(ChunkSupply supply, long ownerThreadId) {
+        this.supply = supply;
         this.ownerThreadId = ownerThreadId;
-        boolean keeps = !pool.isDebug();
+        boolean keeps = !supply.isDebug();
         this.spare = new MagByteBuf[keeps ? SPARE_OBJECTS : 0];
         this.spareLimit = spare.length;
         this.returned = keeps ? new MpscAtomicArrayQueue<>(RETURNED_OBJECTS) : null;
@@ -75,7 +75,7 @@ final class BufferObjectCache extends ObjectCache {
     MagByteBuf take() {
         int n = spareCount;
         if (n == 0 && (n = collectReturned()) == 0) {
-            return pool.newBufferObject(this);
+            return supply.newBufferObject(this);
         }
         spareCount = --n;
         MagByteBuf buf = spare[n];

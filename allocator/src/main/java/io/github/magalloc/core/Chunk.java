@@ -5,10 +5,10 @@ import io.github.magalloc.buffer.Slab;
 
 /** Memory of one pool that buffers are cut from: size-classed, large (page runs) or huge (one buffer). */
 abstract class Chunk extends BufferMemory {
-    final MemoryPool pool;
+    final ChunkSupply supply;
 
-    Chunk(Slab slab, MemoryPool pool) {
+    Chunk(Slab slab, ChunkSupply supply) {
         super(slab);
-        this.pool = pool;
+        this.supply = supply;
     }
 }

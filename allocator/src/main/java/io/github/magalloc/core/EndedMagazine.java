@@ -32,17 +32,17 @@ final class EndedMagazine {
         lock.lock();
         try {
             magazine.publishEnded(this);
-            MemoryPool pool = magazine.pool;
+            ChunkSupply supply = magazine.supply;
             // Counted before any chunk can be retired (only the lock holder, we, can retire): retiring subtracts.
             long heldBytes = magazine.chunkBytes();
-            pool.metrics.magazineEnded(heldBytes);
+            supply.metrics.magazineEnded(heldBytes);
             magazine.releaseThreadResources();
             magazine.parkCurrentChunks();
             magazine.collectAllRemoteReleases(true);
             Thread owner = magazine.ownerThread.get();
-            pool.events.magazineEnded(magazine.threadId, owner == null ? null : owner.getName(),
+            supply.events.magazineEnded(magazine.threadId, owner == null ? null : owner.getName(),
                 owner != Thread.currentThread(), heldBytes, magazine.chunkBytes(), magazine.chunkCount(),
-                pool.metrics.endedThreadsBytes());
+                supply.metrics.endedThreadsBytes());
         } finally {
             lock.unlock();
         }

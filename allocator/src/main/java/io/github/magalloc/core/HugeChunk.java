@@ -5,12 +5,12 @@ import io.github.magalloc.buffer.Slab;
 
 /** Memory for one buffer above the pooling limit: allocated for it alone and freed when it is released. */
 final class HugeChunk extends Chunk {
-    HugeChunk(Slab slab, MemoryPool pool) {
-        super(slab, pool);
+    HugeChunk(Slab slab, ChunkSupply supply) {
+        super(slab, supply);
     }
 
     @Override
     protected void release(MagByteBuf buf, long threadId) {
-        pool.freeHugeSlab(slab);
+        supply.freeHugeSlab(slab);
     }
 }

@@ -72,8 +72,8 @@ final class LargeChunk extends Chunk {
         }
     }
 
-    LargeChunk(Slab slab, MemoryPool pool, Magazine magazine) {
-        super(slab, pool);
+    LargeChunk(Slab slab, ChunkSupply supply, Magazine magazine) {
+        super(slab, supply);
         this.magazine = magazine;
         this.pageCount = slab.size >>> PAGE_SHIFT;
         this.usedPages = new long[(pageCount + 63) >>> 6];
@@ -149,7 +149,7 @@ final class LargeChunk extends Chunk {
             lock.unlock();
         }
         if (giveBack) {
-            pool.retireLargeChunk(this);
+            supply.retireLargeChunk(this);
         } else if (empty) {
             magazine.onLargeChunkEmptied();
         }
@@ -165,7 +165,7 @@ final class LargeChunk extends Chunk {
         int kept = runBytes >>> PAGE_SHIFT;
         int freed = (buf.reservedBytes() >>> PAGE_SHIFT) - kept;
         assert kept > 0 && freed > 0 : "shrink of " + buf.reservedBytes() + " bytes to " + runBytes;
-        if (pool.isDebug()) {
+        if (supply.isDebug()) {
             buf.poisonTail(runBytes);
         }
         lock.lock();
@@ -194,7 +194,7 @@ final class LargeChunk extends Chunk {
             lock.unlock();
         }
         if (giveBack) {
-            pool.retireLargeChunk(this);
+            supply.retireLargeChunk(this);
         }
     }
 

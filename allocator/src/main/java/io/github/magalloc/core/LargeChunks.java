@@ -18,7 +18,7 @@ final class LargeChunks {
     /** Spare chunks are looked at biggest first: a spare serves every request up to its size. */
     private static final Comparator<LargeChunk> BIGGEST_FIRST = (a, b) -> Integer.compare(b.slab.size, a.slab.size);
 
-    private final MemoryPool pool;
+    private final ChunkSupply supply;
     private final Magazine magazine;
     private final ArrayList<LargeChunk> chunks = new ArrayList<>(4);
     /** Scratch list of {@link #releaseSpares}, kept so that it makes no garbage. */
@@ -26,8 +26,8 @@ final class LargeChunks {
     /** Running average of the requests' runs (whole pages), over the last eight or so: sizes new chunks. */
     private int averageRunBytes;
 
-    LargeChunks(MemoryPool pool, Magazine magazine) {
-        this.pool = pool;
+    LargeChunks(ChunkSupply supply, Magazine magazine) {
+        this.supply = supply;
         this.magazine = magazine;
     }
 
@@ -53,7 +53,7 @@ final class LargeChunks {
                 chunk.decayMark = false;
                 buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
                 if (spare != null) {
-                    pool.releaseLargeSlab(spare);
+                    supply.releaseLargeSlab(spare);
                 }
                 return true;
             }
@@ -61,12 +61,14 @@ final class LargeChunks {
         Slab slab = spare;
         if (slab == null) {
             int size = chunkSizeFor(runBytes);
-            slab = magazine.takesNewSlabs() ? pool.takeLargeSlab(size) : pool.takePooledLargeSlab(size);
+            slab = magazine.takesNewSlabs() ? supply.takeLargeSlab(size) : supply.takePooledLargeSlab(size);
             if (slab == null) {
                 return false;
             }
         }
-        LargeChunk chunk = pool.newLargeChunk(magazine, slab);
+        supply.metrics.largeChunkCreated();
+        magazine.onChunkTaken();
+        LargeChunk chunk = new LargeChunk(slab, supply, magazine);
         chunks.add(chunk);
         buf.init(chunk, -1, chunk.allocate(runBytes), runBytes, initialCapacity, maxCapacity);
         return true;
@@ -79,7 +81,7 @@ final class LargeChunks {
      * reused.
      */
     int chunkSizeFor(int runBytes) {
-        int maxChunkSize = pool.settings().maxLargeChunkSize();
+        int maxChunkSize = supply.settings.maxLargeChunkSize();
         long wanted = Math.max(runBytes, (long) averageRunBytes * 2);
         int chunkSize = wanted >= maxChunkSize ? maxChunkSize
             : Math.max(SizeClasses.MIN_CHUNK_SIZE * 2, Integer.highestOneBit((int) wanted - 1) << 1);
@@ -102,7 +104,7 @@ final class LargeChunks {
                 inUseBytes += chunk.slab.size;
             }
         }
-        LargeSlabReturn policy = pool.largeSlabReturn();
+        LargeSlabReturn policy = supply.largeSlabReturn();
         if (policy.biggestSparesFirst) {
             unused.sort(BIGGEST_FIRST);
         }

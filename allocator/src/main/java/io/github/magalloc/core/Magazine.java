@@ -33,46 +33,18 @@ import io.github.magalloc.buffer.Slab;
  * owner's writes must not share a cache line with what other threads read on every release.
  */
 abstract class Magazine extends MagazinePad {
-    final MemoryPool pool;
+    final ChunkSupply supply;
     private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
     /** Non-current chunks with free segments (as far as the owner knows); made on first use. */
     private final ChunkList[] partial = new ChunkList[SizeClasses.COUNT];
     /** Non-current chunks that had no free segment when last looked at; other threads' releases may refill them. */
     private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
-    /**
-     * Per size class c: {@code [2c]} allocations, {@code [2c + 1]} bytes requested. Written by the owner only, plain
-     * (a stripe's allocations add here, a thread magazine's current chunks count their own and add them here when
-     * they stop being current or at a decay tick); read by the metric on any thread, each value one 64-bit read, so
-     * a snapshot may lag but never tears or goes down.
-     */
-    final long[] requests = new long[2 * SizeClasses.COUNT];
+    /** Allocations and bytes requested per size class (waste statistics); the owner counts. */
+    final RequestCounts requests = new RequestCounts();
 
-    Magazine(MemoryPool pool, long ownerThreadId) {
+    Magazine(ChunkSupply supply, long ownerThreadId) {
         super(ownerThreadId);
-        this.pool = pool;
-    }
-
-    /** Owner: one allocation of size class {@code sizeClass} for {@code requestedBytes} (waste statistics). */
-    final void countRequest(int sizeClass, int requestedBytes) {
-        int at = sizeClass << 1;
-        requests[at]++;
-        requests[at + 1] += requestedBytes;
-    }
-
-    /** Owner, cold: adds what {@code chunk} counted while current to the magazine's counts. */
-    private void addRequestsOf(SizeClassChunk chunk) {
-        int at = chunk.sizeClass << 1;
-        requests[at] += chunk.allocations;
-        requests[at + 1] += chunk.requestedBytes;
-        chunk.allocations = 0;
-        chunk.requestedBytes = 0;
-    }
-
-    /** Adds this magazine's request counts to {@code totals}, from any thread (plain reads: a snapshot). */
-    final void addRequestsTo(long[] totals) {
-        for (int i = 0; i < totals.length; i++) {
-            totals[i] += requests[i];
-        }
+        this.supply = supply;
     }
 
     // ------------------------------------------------------------------ what the kinds decide
@@ -83,6 +55,9 @@ abstract class Magazine extends MagazinePad {
      * it gives up direct memory, and the threads waiting for the lock must not wait for that too).
      */
     abstract boolean takesNewSlabs();
+
+    /** Whether this is a thread's own magazine (else a stripe); the flight recorder's events say which. */
+    abstract boolean isThreadMagazine();
 
     /**
      * A release of {@code buf}'s segment of {@code chunk} on thread {@code threadId}, which does not own this
@@ -160,7 +135,7 @@ abstract class Magazine extends MagazinePad {
         next.decayMark = false;
         onPlaceChanged(next);
         if (replaced != null) {
-            addRequestsOf(replaced);
+            requests.addFrom(replaced);
             park(replaced);
         }
         return next;
@@ -191,7 +166,7 @@ abstract class Magazine extends MagazinePad {
         assert chunk.isEntirelyFree() && !chunk.isParked() && current[chunk.sizeClass] != chunk
             && chunk.lpMagazine() == this : "retired a chunk that is in use, placed, or not this magazine's";
         onRetiring(chunk);
-        pool.retireChunk(chunk);
+        supply.retireChunk(chunk);
     }
 
     /** Owner: {@code chunk} leaves this magazine for good (a thread's ended magazine counts down what it holds). */
@@ -219,7 +194,7 @@ abstract class Magazine extends MagazinePad {
             next = collectForeignReleases(sizeClass);
         }
         if (next == null) {
-            next = pool.takePooledChunk(this, sizeClass);
+            next = takePooledChunk(sizeClass);
         }
         if (next != null) {
             giveBackUnused(spare);
@@ -229,14 +204,39 @@ abstract class Magazine extends MagazinePad {
             if (!takesNewSlabs()) {
                 return null;
             }
-            spare = pool.allocateSlab(nextChunkSize(sizeClass)); // may throw OutOfMemoryError: nothing changed yet
+            spare = supply.allocateSlab(nextChunkSize(sizeClass)); // may throw OutOfMemoryError: nothing changed yet
         }
-        return makeCurrent(pool.newChunk(this, sizeClass, spare));
+        return makeCurrent(newChunk(sizeClass, spare));
+    }
+
+    /**
+     * Cold: a chunk of {@code sizeClass} from the reuse pool, now this magazine's: an empty chunk of the class as it
+     * is, else a new chunk on a pooled slab; null if the pool has neither.
+     */
+    private SizeClassChunk takePooledChunk(int sizeClass) {
+        SizeClassChunk chunk = supply.pollChunk(sizeClass);
+        if (chunk == null) {
+            Slab slab = supply.pollSlabFor(sizeClass);
+            return slab == null ? null : newChunk(sizeClass, slab);
+        }
+        chunk.activate(this);
+        onChunkTaken();
+        supply.chunkActivated(chunk, isThreadMagazine(), true);
+        return chunk;
+    }
+
+    /** Cold: a new chunk of {@code sizeClass} on {@code slab}, this magazine's. */
+    private SizeClassChunk newChunk(int sizeClass, Slab slab) {
+        SizeClassChunk chunk = supply.isDebug() ? new DebugSizeClassChunk(slab, supply, this, sizeClass)
+            : new SizeClassChunk(slab, supply, this, sizeClass);
+        onChunkTaken();
+        supply.chunkActivated(chunk, isThreadMagazine(), false);
+        return chunk;
     }
 
     private void giveBackUnused(Slab spare) {
         if (spare != null) {
-            pool.releaseSlab(spare);
+            supply.releaseSlab(spare);
         }
     }
 
@@ -324,7 +324,7 @@ abstract class Magazine extends MagazinePad {
                 chunk.drainRemote();
                 if (chunk.isEntirelyFree()) {
                     current[sizeClass] = null;
-                    addRequestsOf(chunk);
+                    requests.addFrom(chunk);
                     onPlaceChanged(chunk);
                     retire(chunk);
                 }
@@ -347,7 +347,7 @@ abstract class Magazine extends MagazinePad {
             decayParked(full[sizeClass]);
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {
-                addRequestsOf(chunk);
+                requests.addFrom(chunk);
                 chunk.drainRemote();
                 if (chunk.isEntirelyFree()) {
                     current[sizeClass] = null;
@@ -385,7 +385,7 @@ abstract class Magazine extends MagazinePad {
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {
                 current[sizeClass] = null;
-                addRequestsOf(chunk);
+                requests.addFrom(chunk);
                 park(chunk);
             }
         }
@@ -445,48 +445,5 @@ abstract class Magazine extends MagazinePad {
             bytes += chunk.slab.size;
         }
         return bytes;
-    }
-}
-
-/** What every releasing thread reads: the owner thread's id. */
-abstract class MagazineShared extends CacheLinePadding {
-    /** The owner id of a magazine that no thread owns: matches no thread, so every release goes to the kind. */
-    static final long NO_OWNER_THREAD = -1;
-
-    /**
-     * The id of the thread that owns the lists without a lock, or {@link #NO_OWNER_THREAD}. Written at most twice:
-     * in the constructor and once to {@link #NO_OWNER_THREAD} when a thread magazine ends (protocol 4 (ended
-     * threads)). A releasing thread compares it with its own id: it can equal its own id only while it is the
-     * owner (ids are never reused, and the owner's own write comes before anything it does later).
-     */
-    private volatile long ownerThreadId;
-
-    MagazineShared(long ownerThreadId) {
-        this.ownerThreadId = ownerThreadId;
-    }
-
-    final long lvOwnerThreadId() {
-        return ownerThreadId;
-    }
-
-    /** Volatile: one side of the ended-thread handshake (protocol 4 (ended threads)). */
-    final void svOwnerThreadId(long id) {
-        ownerThreadId = id;
-    }
-}
-
-/** {@link CacheLinePadding#BYTES} between the owner id and the owner's fields (see {@link Magazine}). */
-abstract class MagazinePad extends MagazineShared {
-    byte q000, q001, q002, q003, q004, q005, q006, q007, q008, q009, q010, q011, q012, q013, q014, q015;
-    byte q100, q101, q102, q103, q104, q105, q106, q107, q108, q109, q110, q111, q112, q113, q114, q115;
-    byte q200, q201, q202, q203, q204, q205, q206, q207, q208, q209, q210, q211, q212, q213, q214, q215;
-    byte q300, q301, q302, q303, q304, q305, q306, q307, q308, q309, q310, q311, q312, q313, q314, q315;
-    byte q400, q401, q402, q403, q404, q405, q406, q407, q408, q409, q410, q411, q412, q413, q414, q415;
-    byte q500, q501, q502, q503, q504, q505, q506, q507, q508, q509, q510, q511, q512, q513, q514, q515;
-    byte q600, q601, q602, q603, q604, q605, q606, q607, q608, q609, q610, q611, q612, q613, q614, q615;
-    byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
-
-    MagazinePad(long ownerThreadId) {
-        super(ownerThreadId);
     }
 }

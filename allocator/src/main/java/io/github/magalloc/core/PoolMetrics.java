@@ -24,17 +24,19 @@ public final class PoolMetrics {
     private final AtomicLong endedThreadsBytes = new AtomicLong();
     private final AtomicLongArray chunksPerClass = new AtomicLongArray(SizeClasses.COUNT);
     private final AtomicLongArray activationsPerClass = new AtomicLongArray(SizeClasses.COUNT);
-    /** {@link Magazine#requests} of every ended thread magazine, added when it ended. */
+    /** The {@link RequestCounts} of every ended thread magazine, added when it ended. */
     private final AtomicLongArray endedRequests = new AtomicLongArray(2 * SizeClasses.COUNT);
 
     /** An ended magazine's request counts join the pool's; the magazine counts no more. */
-    void addEndedRequests(long[] requests) {
-        for (int i = 0; i < requests.length; i++) {
-            endedRequests.addAndGet(i, requests[i]);
+    void addEndedRequests(RequestCounts requests) {
+        long[] counts = RequestCounts.newTotals();
+        requests.addTo(counts);
+        for (int i = 0; i < counts.length; i++) {
+            endedRequests.addAndGet(i, counts[i]);
         }
     }
 
-    /** Adds the ended magazines' request counts to {@code totals} ({@link Magazine#requests}' layout). */
+    /** Adds the ended magazines' request counts to {@code totals} ({@link RequestCounts#addTo}'s layout). */
     void sumEndedRequests(long[] totals) {
         for (int i = 0; i < totals.length; i++) {
             totals[i] += endedRequests.get(i);

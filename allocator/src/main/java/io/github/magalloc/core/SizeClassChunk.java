@@ -65,7 +65,7 @@ class SizeClassChunk extends SizeClassChunkPad {
     /**
      * A thread magazine's allocations from this chunk while current, and the bytes they requested: owner only, on
      * the line the allocation writes anyway; the magazine adds them to its counts when the chunk stops being current
-     * or at a decay tick ({@link Magazine#requests}).
+     * or at a decay tick ({@link RequestCounts}).
      */
     long allocations;
     long requestedBytes;
@@ -81,8 +81,8 @@ class SizeClassChunk extends SizeClassChunkPad {
     SizeClassChunk prev;
     SizeClassChunk next;
 
-    SizeClassChunk(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
-        super(slab, pool, magazine, sizeClass);
+    SizeClassChunk(Slab slab, ChunkSupply supply, Magazine magazine, int sizeClass) {
+        super(slab, supply, magazine, sizeClass);
         this.freeSegments = new int[segmentCount];
         this.objects = new MagByteBuf[segmentCount];
         this.objectsThreadId = magazine.lvOwnerThreadId();
@@ -131,7 +131,7 @@ class SizeClassChunk extends SizeClassChunkPad {
 
     /** Cold: the segment's first object, or a replacement for one that moved away; debug mode keeps none. */
     private MagByteBuf newBoundObject(int segment) {
-        MagByteBuf buf = pool.newBufferObject(SegmentSlot.HOME);
+        MagByteBuf buf = supply.newBufferObject(SegmentSlot.HOME);
         buf.setMemory(this, segment, offsetOf(segment), segmentSize);
         if (keepsObjects()) {
             objects[segment] = buf;
@@ -305,8 +305,8 @@ abstract class SizeClassChunkShared extends Chunk {
      */
     private volatile boolean remotelyReleased;
 
-    SizeClassChunkShared(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
-        super(slab, pool);
+    SizeClassChunkShared(Slab slab, ChunkSupply supply, Magazine magazine, int sizeClass) {
+        super(slab, supply);
         this.magazine = magazine;
         this.sizeClass = sizeClass;
         this.segmentSize = SizeClasses.sizeOf(sizeClass);
@@ -355,7 +355,7 @@ abstract class SizeClassChunkPad extends SizeClassChunkShared {
     byte q600, q601, q602, q603, q604, q605, q606, q607, q608, q609, q610, q611, q612, q613, q614, q615;
     byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
 
-    SizeClassChunkPad(Slab slab, MemoryPool pool, Magazine magazine, int sizeClass) {
-        super(slab, pool, magazine, sizeClass);
+    SizeClassChunkPad(Slab slab, ChunkSupply supply, Magazine magazine, int sizeClass) {
+        super(slab, supply, magazine, sizeClass);
     }
 }

@@ -38,10 +38,10 @@ final class Stripe extends Magazine {
     /** The buffer objects of the virtual threads that allocate here, too short-lived for caches of their own. */
     final VirtualThreadObjects virtualThreadObjects;
 
-    Stripe(MemoryPool pool) {
-        super(pool, NO_OWNER_THREAD);
-        this.large = new LargeChunks(pool, this);
-        this.virtualThreadObjects = new VirtualThreadObjects(pool, lock);
+    Stripe(ChunkSupply supply) {
+        super(supply, NO_OWNER_THREAD);
+        this.large = new LargeChunks(supply, this);
+        this.virtualThreadObjects = new VirtualThreadObjects(supply, lock);
     }
 
     boolean tryLock() {
@@ -96,10 +96,10 @@ final class Stripe extends Magazine {
             }
             segment = chunk.allocateSegment();
         } else if (spare != null) {
-            pool.releaseSlab(spare);
+            supply.releaseSlab(spare);
         }
         buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
-        countRequest(sizeClass, initialCapacity);
+        requests.count(sizeClass, initialCapacity);
         return true;
     }
 
@@ -135,6 +135,11 @@ final class Stripe extends Magazine {
     /** The caller takes a stripe's new slabs, with no lock held ({@link Stripes#allocate}). */
     @Override
     boolean takesNewSlabs() {
+        return false;
+    }
+
+    @Override
+    boolean isThreadMagazine() {
         return false;
     }
 

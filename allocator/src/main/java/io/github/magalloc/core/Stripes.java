@@ -16,19 +16,19 @@ final class Stripes {
     /** The size class argument of a request above the size classes: a run of pages in a large chunk. */
     static final int ABOVE_SIZE_CLASSES = -1;
 
-    private final MemoryPool pool;
+    private final ChunkSupply supply;
     private final Stripe[] stripes;
     /** Buffer objects of the threads without a magazine of their own. */
     private final ThreadLocal<BufferObjectCache> plainThreadObjects;
 
-    Stripes(MemoryPool pool, int count) {
-        this.pool = pool;
+    Stripes(ChunkSupply supply, int count) {
+        this.supply = supply;
         this.stripes = new Stripe[count];
         for (int i = 0; i < count; i++) {
-            stripes[i] = new Stripe(pool);
+            stripes[i] = new Stripe(supply);
         }
         this.plainThreadObjects =
-            ThreadLocal.withInitial(() -> new BufferObjectCache(pool, Thread.currentThread().getId()));
+            ThreadLocal.withInitial(() -> new BufferObjectCache(supply, Thread.currentThread().getId()));
     }
 
     /** A buffer of {@code sizeClass}, or a run of pages if it is {@link #ABOVE_SIZE_CLASSES}. */
@@ -51,7 +51,7 @@ final class Stripes {
         // gives up direct memory; nobody should wait for that behind this lock) and taken again, maybe of another
         // stripe. Safe because nothing is held across the gap but the caller's own object, and the second attempt
         // starts over: it uses the slab only if that stripe still has no room, and gives it back otherwise.
-        Slab slab = pool.allocateSlab(slabSize); // may throw OutOfMemoryError: only the object was taken
+        Slab slab = supply.allocateSlab(slabSize); // may throw OutOfMemoryError: only the object was taken
         stripe = lockStripe();
         try {
             allocate(stripe, buf, sizeClass, initialCapacity, maxCapacity, slab);
@@ -118,7 +118,7 @@ final class Stripes {
     /** Adds every stripe's request counts to {@code totals} (racy reads: a snapshot). */
     void sumRequests(long[] totals) {
         for (Stripe stripe : stripes) {
-            stripe.addRequestsTo(totals);
+            stripe.requests.addTo(totals);
         }
     }
 }

@@ -38,18 +38,18 @@ final class ThreadMagazine extends Magazine {
      * A magazine owned by {@code owner} (the calling thread, except in tests, where the caller plays it), with decay
      * ticks on the owner's event loop if it runs one.
      */
-    ThreadMagazine(MemoryPool pool, Thread owner) {
-        this(pool, owner, magazine -> owner == Thread.currentThread()
-            ? MagazineDecay.forCurrentThread(magazine, pool.settings().decayMillis()) : MagazineDecay.NONE);
+    ThreadMagazine(ChunkSupply supply, Thread owner) {
+        this(supply, owner, magazine -> owner == Thread.currentThread()
+            ? MagazineDecay.forCurrentThread(magazine, supply.settings.decayMillis()) : MagazineDecay.NONE);
     }
 
     /** A magazine whose decay {@code decayOf} makes (stress tests stand in for the event loop). */
-    ThreadMagazine(MemoryPool pool, Thread owner, Function<ThreadMagazine, MagazineDecay> decayOf) {
-        super(pool, owner.getId());
+    ThreadMagazine(ChunkSupply supply, Thread owner, Function<ThreadMagazine, MagazineDecay> decayOf) {
+        super(supply, owner.getId());
         this.threadId = owner.getId();
         this.ownerThread = new WeakReference<>(owner);
-        this.objects = new BufferObjectCache(pool, threadId);
-        this.large = new LargeChunks(pool, this);
+        this.objects = new BufferObjectCache(supply, threadId);
+        this.large = new LargeChunks(supply, this);
         this.decay = decayOf.apply(this);
     }
 
@@ -109,6 +109,11 @@ final class ThreadMagazine extends Magazine {
     /** The owner takes its own new slabs: nobody waits for it. */
     @Override
     boolean takesNewSlabs() {
+        return true;
+    }
+
+    @Override
+    boolean isThreadMagazine() {
         return true;
     }
 
@@ -202,7 +207,7 @@ final class ThreadMagazine extends Magazine {
     @Override
     void onRetiring(SizeClassChunk chunk) {
         if (lvOwnerThreadId() == NO_OWNER_THREAD) {
-            pool.metrics.endedChunkRetired(chunk.slab.size);
+            supply.metrics.endedChunkRetired(chunk.slab.size);
         }
     }
 

@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code trim()} look). The live set decides who ends it: only the caller that removes it from the set.
  */
 final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
-    private final MemoryPool pool;
+    private final ChunkSupply supply;
     private final boolean forAllThreads;
     /** Thread magazines alive; lets trim() reach them and dead threads' magazines be ended. */
     private final Set<ThreadMagazine> live = ConcurrentHashMap.newKeySet();
@@ -29,8 +29,8 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
      */
     private volatile boolean plainThreadMagazines;
 
-    ThreadMagazines(MemoryPool pool, boolean forAllThreads) {
-        this.pool = pool;
+    ThreadMagazines(ChunkSupply supply, boolean forAllThreads) {
+        this.supply = supply;
         this.forAllThreads = forAllThreads;
         this.plainThreadMagazines = forAllThreads;
     }
@@ -69,9 +69,9 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
         // A new thread is a good moment to look for dead ones: no lock is held here, and thread churn is exactly
         // what leaves dead threads' magazines behind.
         reapDeadThreadMagazines();
-        ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
+        ThreadMagazine magazine = new ThreadMagazine(supply, Thread.currentThread());
         live.add(magazine);
-        pool.events.magazineCreated(live.size());
+        supply.events.magazineCreated(live.size());
         return magazine;
     }
 
@@ -103,7 +103,7 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
         if (live.remove(magazine)) {
             magazine.end();
             // The owner allocates no more (it ended the magazine itself, or it is dead), so its counts are final.
-            pool.metrics.addEndedRequests(magazine.requests);
+            supply.metrics.addEndedRequests(magazine.requests);
             return true;
         }
         return false;
@@ -142,7 +142,7 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
     /** Adds every live thread magazine's request counts to {@code totals} (racy reads: a snapshot). */
     void sumRequests(long[] totals) {
         for (ThreadMagazine magazine : live) {
-            magazine.addRequestsTo(totals);
+            magazine.requests.addTo(totals);
         }
     }
 

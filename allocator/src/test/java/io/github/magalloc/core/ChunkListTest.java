@@ -14,10 +14,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class ChunkListTest {
     private final MemoryPool pool = TestAccess.pool(MagazineByteBufAllocator.builder().build(), false);
-    private final Magazine magazine = new Stripe(pool);
+    private final Magazine magazine = new Stripe(pool.supply());
 
     private SizeClassChunk newChunk() {
-        return new SizeClassChunk(Slab.heap(64 * 1024), pool, magazine, SizeClasses.indexOf(1024));
+        return new SizeClassChunk(Slab.heap(64 * 1024), pool.supply(), magazine, SizeClasses.indexOf(1024));
     }
 
     @Test

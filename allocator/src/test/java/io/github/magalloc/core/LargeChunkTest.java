@@ -18,10 +18,11 @@ class LargeChunkTest {
     /** Budget 0: a slab that goes back is freed at once, so {@code slabsFreed} counts chunks given back. */
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().reuseBudgetBytes(0).build();
     private final MemoryPool pool = TestAccess.pool(allocator, false);
-    private final ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
+    private final ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
 
     private LargeChunk chunk(int pages) {
-        return pool.newLargeChunk(magazine, pool.allocateSlab(pages * PAGE));
+        pool.supply().metrics.largeChunkCreated(); // as a magazine's LargeChunks counts the chunks it makes
+        return new LargeChunk(pool.supply().allocateSlab(pages * PAGE), pool.supply(), magazine);
     }
 
     /** A buffer object holding a run of {@code pages} taken from {@code chunk}, as the magazine would make it. */
@@ -33,7 +34,7 @@ class LargeChunkTest {
 
     /** A buffer object standing for a live buffer on the run of {@code pages} at {@code offset}. */
     private MagByteBuf holding(LargeChunk chunk, int offset, int pages) {
-        MagByteBuf buf = pool.newBufferObject(new BufferObjectCache(pool, Thread.currentThread().getId()));
+        MagByteBuf buf = pool.supply().newBufferObject(new BufferObjectCache(pool.supply(), Thread.currentThread().getId()));
         buf.init(chunk, -1, offset, pages * PAGE, pages * PAGE, Integer.MAX_VALUE);
         return buf;
     }

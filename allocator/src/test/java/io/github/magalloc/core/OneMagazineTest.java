@@ -23,7 +23,7 @@ abstract class OneMagazineTest {
 
     OneMagazineTest(MagazineByteBufAllocator allocator) {
         this.pool = TestAccess.pool(allocator, false);
-        this.magazine = new ThreadMagazine(pool, Thread.currentThread());
+        this.magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
     }
 
     /** A 1 KiB buffer from the magazine's fast path. */

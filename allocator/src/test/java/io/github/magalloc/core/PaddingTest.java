@@ -20,7 +20,7 @@ class PaddingTest {
         long ownerId = offset(Magazine.class, "ownerThreadId");
         assertThat(ownerId).as("leading padding").isGreaterThanOrEqualTo(BYTES);
         assertThat(offset(Magazine.class, "current") - ownerId).as("owner's fields").isGreaterThanOrEqualTo(BYTES);
-        assertThat(offset(Magazine.class, "pool") - ownerId).isGreaterThanOrEqualTo(BYTES);
+        assertThat(offset(Magazine.class, "supply") - ownerId).isGreaterThanOrEqualTo(BYTES);
     }
 
     @Test

@@ -31,12 +31,12 @@ class ProtocolAssertionsTest {
     }
 
     private SizeClassChunk chunk(Magazine magazine) {
-        return pool.newChunk(magazine, sizeClass, Slab.heap(SizeClasses.chunkSizeOf(sizeClass)));
+        return new SizeClassChunk(Slab.heap(SizeClasses.chunkSizeOf(sizeClass)), pool.supply(), magazine, sizeClass);
     }
 
     @Test
     void aPopBeyondTheCountingEquationFires() {
-        ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
+        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
         SizeClassChunk bound = chunk(magazine);
         SizeClassChunk plain = chunk(magazine);
         for (SizeClassChunk chunk : new SizeClassChunk[] {bound, plain}) {
@@ -52,7 +52,7 @@ class ProtocolAssertionsTest {
 
     @Test
     void aRemoteReleaseBeyondTheSegmentCountFires() {
-        ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
+        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
         SizeClassChunk chunk = chunk(magazine);
         // The queue's capacity is the segment count; a queue whose indexes went wrong holds more, and shows it.
         for (int segment = 0; segment < chunk.segmentCount - 1; segment++) {
@@ -65,7 +65,7 @@ class ProtocolAssertionsTest {
 
     @Test
     void aStripesMirrorAboveTheCountFiresAtTheNextMove() {
-        Stripe stripe = new Stripe(pool);
+        Stripe stripe = new Stripe(pool.supply());
         SizeClassChunk chunk = chunk(stripe);
         stripe.park(chunk);
         chunk.svParkedFreeCount(chunk.freeCount + 1); // the copy above the count it copies
@@ -75,8 +75,8 @@ class ProtocolAssertionsTest {
 
     @Test
     void aLargeChunksBrokenCountFiresAtTheNextAllocation() {
-        ThreadMagazine magazine = new ThreadMagazine(pool, Thread.currentThread());
-        LargeChunk chunk = pool.newLargeChunk(magazine, Slab.heap(8 * LargeChunk.PAGE_SIZE));
+        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
+        LargeChunk chunk = new LargeChunk(Slab.heap(8 * LargeChunk.PAGE_SIZE), pool.supply(), magazine);
         assertThat(chunk.allocate(LargeChunk.PAGE_SIZE)).isZero();
         setField(LargeChunk.class, "usedPageCount", chunk, 8, false); // all pages used by the count, one by the bitmap
         assertThatThrownBy(() -> chunk.allocate(LargeChunk.PAGE_SIZE)).isInstanceOf(AssertionError.class)

@@ -157,9 +157,9 @@ class RateLimitedNativeTrimTest {
     void heapPoolsAndATrimIntervalOfZeroTrimNothing() {
         MagazineByteBufAllocator off = MagazineByteBufAllocator.builder().nativeTrimMillis(0).build();
         MagazineByteBufAllocator on = MagazineByteBufAllocator.builder().build();
-        assertThat(TestAccess.pool(off, true).nativeTrim()).isSameAs(NativeTrim.NONE);
-        assertThat(TestAccess.pool(on, false).nativeTrim()).isSameAs(NativeTrim.NONE);
-        assertThat(TestAccess.pool(on, true).nativeTrim()).isInstanceOf(RateLimitedNativeTrim.class);
+        assertThat(TestAccess.pool(off, true).supply().nativeTrim()).isSameAs(NativeTrim.NONE);
+        assertThat(TestAccess.pool(on, false).supply().nativeTrim()).isSameAs(NativeTrim.NONE);
+        assertThat(TestAccess.pool(on, true).supply().nativeTrim()).isInstanceOf(RateLimitedNativeTrim.class);
     }
 
     /**
@@ -171,7 +171,7 @@ class RateLimitedNativeTrimTest {
         assumeTrue(System.getProperty("os.name").startsWith("Linux"), "System.trim_native_heap trims on Linux only");
         MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().reuseBudgetBytes(0).decayMillis(0)
             .nativeTrimMillis(100).build();
-        RateLimitedNativeTrim pending = (RateLimitedNativeTrim) TestAccess.pool(allocator, true).nativeTrim();
+        RateLimitedNativeTrim pending = (RateLimitedNativeTrim) TestAccess.pool(allocator, true).supply().nativeTrim();
         List<ByteBuf> huge = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             huge.add(allocator.directBuffer(2 << 20)); // above maxPooledSize: freed on release

@@ -133,8 +133,8 @@ class ReuseExcessTest {
         MagazineByteBufAllocator off = MagazineByteBufAllocator.builder().reuseBudgetBytes(1L << 20).decayMillis(0)
             .build();
         MagazineByteBufAllocator on = MagazineByteBufAllocator.builder().reuseBudgetBytes(1L << 20).build();
-        assertThat(TestAccess.pool(off, true).reuse().ceiling()).isEqualTo(1L << 20);
-        assertThat(TestAccess.pool(on, true).reuse().ceiling()).isEqualTo(2L << 20);
+        assertThat(TestAccess.pool(off, true).supply().reuse().ceiling()).isEqualTo(1L << 20);
+        assertThat(TestAccess.pool(on, true).supply().reuse().ceiling()).isEqualTo(2L << 20);
     }
 
     /**
@@ -162,7 +162,7 @@ class ReuseExcessTest {
             assertThat(m.pooledFreeMemory(true)).as("the pool 10 s after the release").isEqualTo(budget);
             assertThat(m.slabsFreed(true)).as("the slab beyond the ceiling, then the excess")
                 .isEqualTo(5 - budget / chunkBytes);
-            assertThat(TestAccess.pool(small, true).reuseExcess().isPurgePending()).isFalse();
+            assertThat(TestAccess.pool(small, true).supply().reuseExcess().isPurgePending()).isFalse();
         } finally {
             small.detachCurrentThread();
         }

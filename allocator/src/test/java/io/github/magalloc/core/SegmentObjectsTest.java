@@ -170,7 +170,7 @@ class SegmentObjectsTest {
             return null;
         }); // the thread ends: its magazine retires the entirely free chunk to the reuse pool, whole
 
-        long pooledChunks = TestAccess.pool(allocator, true).reuse().pooledBytes();
+        long pooledChunks = TestAccess.pool(allocator, true).supply().reuse().pooledBytes();
         assertThat(pooledChunks).as("the chunk waits in the reuse pool").isPositive();
         EventLoopThreads.runToEnd(() -> {
             boolean reusedChunk = false;
@@ -216,9 +216,9 @@ class SegmentObjectsTest {
         assertThat(TestAccess.magByteBuf(next).memory()).isNotSameAs(chunk);
         Set<MagByteBuf> before = Collections.newSetFromMap(new IdentityHashMap<>());
         first.forEach(b -> before.add(TestAccess.magByteBuf(b)));
-        long pooledBefore = TestAccess.pool(allocator, true).reuse().pooledBytes();
+        long pooledBefore = TestAccess.pool(allocator, true).supply().reuse().pooledBytes();
         first.forEach(ByteBuf::release);
-        assertThat(TestAccess.pool(allocator, true).reuse().pooledBytes()).as("retired to the reuse pool")
+        assertThat(TestAccess.pool(allocator, true).supply().reuse().pooledBytes()).as("retired to the reuse pool")
             .isEqualTo(pooledBefore + chunk.slab.size);
 
         List<ByteBuf> again = new ArrayList<>();

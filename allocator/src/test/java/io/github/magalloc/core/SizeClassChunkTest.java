@@ -97,12 +97,12 @@ class SizeClassChunkTest extends OneMagazineTest {
         }
         allocate(); // moves the magazine to a second chunk
         assertThat(pool.metrics().activeChunks(sizeClass)).isEqualTo(2);
-        long pooledBefore = pool.reuse().pooledBytes();
+        long pooledBefore = pool.supply().reuse().pooledBytes();
         for (MagByteBuf buf : firstChunk) {
             buf.release();
         }
         assertThat(pool.metrics().activeChunks(sizeClass)).isEqualTo(1);
-        assertThat(pool.reuse().pooledBytes()).isEqualTo(pooledBefore + SizeClasses.chunkSizeOf(sizeClass));
+        assertThat(pool.supply().reuse().pooledBytes()).isEqualTo(pooledBefore + SizeClasses.chunkSizeOf(sizeClass));
     }
 
     @Test
@@ -210,10 +210,10 @@ class SizeClassChunkTest extends OneMagazineTest {
         // An empty 1 KiB chunk's slab (64 KiB) is re-cut for the 2 KiB class instead of taking a new slab.
         second.forEach(MagByteBuf::release);
         allocate();
-        long pooled = pool.reuse().pooledBytes();
+        long pooled = pool.supply().reuse().pooledBytes();
         assertThat(pooled).isPositive();
         MagByteBuf other = keep(magazine.allocate(SizeClasses.indexOf(2048), 2048, 2048));
         assertThat(pool.metrics().slabsAllocated()).isEqualTo(slabsBefore);
-        assertThat(pool.reuse().pooledBytes()).isEqualTo(pooled - other.memory().slab.size);
+        assertThat(pool.supply().reuse().pooledBytes()).isEqualTo(pooled - other.memory().slab.size);
     }
 }

@@ -25,7 +25,7 @@ class VirtualThreadObjectsTest {
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
     private final MemoryPool pool = TestAccess.pool(allocator, true);
     private final MagazineLock lock = new MagazineLock();
-    private final VirtualThreadObjects home = new VirtualThreadObjects(pool, lock);
+    private final VirtualThreadObjects home = new VirtualThreadObjects(pool.supply(), lock);
 
     private MagByteBuf take() {
         lock.lock();
@@ -291,7 +291,7 @@ class VirtualThreadObjectsTest {
     @Test
     void inDebugModeNothingIsKept() {
         MagazineByteBufAllocator debug = MagazineByteBufAllocator.builder().sharedMagazines(1).debug(true).build();
-        VirtualThreadObjects debugHome = new VirtualThreadObjects(TestAccess.pool(debug, true), lock);
+        VirtualThreadObjects debugHome = new VirtualThreadObjects(TestAccess.pool(debug, true).supply(), lock);
         lock.lock();
         MagByteBuf buf;
         try {

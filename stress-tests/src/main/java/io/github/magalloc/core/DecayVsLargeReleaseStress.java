@@ -46,7 +46,7 @@ public class DecayVsLargeReleaseStress {
 
     private final MemoryPool pool = StressFixtures.newPool();
     private final RecordingDecay decay = new RecordingDecay();
-    private final ThreadMagazine magazine = new ThreadMagazine(pool, new Thread(), m -> decay);
+    private final ThreadMagazine magazine = new ThreadMagazine(pool.supply(), new Thread(), m -> decay);
     private final LargeChunk spare = StressFixtures.addLargeChunk(pool, magazine, 4);
     private final LargeChunk second = StressFixtures.addLargeChunk(pool, magazine, 4);
     private final MagByteBuf inSecond = StressFixtures.largeBufferHolding(pool, second, 2);

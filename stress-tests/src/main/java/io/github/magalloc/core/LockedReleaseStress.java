@@ -38,7 +38,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class LockedReleaseStress {
     private final MemoryPool pool = StressFixtures.newPool();
-    private final Stripe stripe = new Stripe(pool);
+    private final Stripe stripe = new Stripe(pool.supply());
     private final SizeClassChunk chunk = StressFixtures.newChunk(pool, stripe, 4);
     private final MagByteBuf held;
     private MagByteBuf a;

@@ -54,12 +54,12 @@ final class StressFixtures {
      * owner-only methods), the other actors release remotely, as threads that do not own it would.
      */
     static ThreadMagazine ownedMagazine(MemoryPool pool) {
-        return new ThreadMagazine(pool, new Thread());
+        return new ThreadMagazine(pool.supply(), new Thread());
     }
 
     /** A chunk of {@code segments} 1,024-byte segments in a small heap slab, all of them free. */
     static SizeClassChunk newChunk(MemoryPool pool, Magazine magazine, int segments) {
-        return new SizeClassChunk(Slab.heap(segments * SEGMENT_SIZE), pool, magazine, SIZE_CLASS);
+        return new SizeClassChunk(Slab.heap(segments * SEGMENT_SIZE), pool.supply(), magazine, SIZE_CLASS);
     }
 
     /** Makes {@code chunk} (all free, in no list) its magazine's current chunk, parking the one it replaces. */
@@ -89,8 +89,14 @@ final class StressFixtures {
     }
 
     /** A large chunk of {@code pages} pages in a heap slab, all free, owned by a magazine of an unstarted thread. */
+    /** A large chunk of {@code magazine} on {@code slab}, counted as a magazine's {@code LargeChunks} counts it. */
+    private static LargeChunk newLargeChunk(MemoryPool pool, Magazine magazine, Slab slab) {
+        pool.supply().metrics.largeChunkCreated();
+        return new LargeChunk(slab, pool.supply(), magazine);
+    }
+
     static LargeChunk newLargeChunk(MemoryPool pool, int pages) {
-        return pool.newLargeChunk(ownedMagazine(pool), Slab.heap(pages * LargeChunk.PAGE_SIZE));
+        return newLargeChunk(pool, ownedMagazine(pool), Slab.heap(pages * LargeChunk.PAGE_SIZE));
     }
 
     /** A buffer object standing for a live buffer holding the first free run of {@code pages} pages of {@code chunk}. */
@@ -114,7 +120,7 @@ final class StressFixtures {
 
     /** A large chunk of {@code pages} pages in a heap slab, all free, in {@code magazine}'s list of large chunks. */
     static LargeChunk addLargeChunk(MemoryPool pool, Magazine magazine, int pages) {
-        LargeChunk chunk = pool.newLargeChunk(magazine, Slab.heap(pages * LargeChunk.PAGE_SIZE));
+        LargeChunk chunk = newLargeChunk(pool, magazine, Slab.heap(pages * LargeChunk.PAGE_SIZE));
         largeChunksOf(magazine).add(chunk);
         return chunk;
     }
@@ -137,7 +143,7 @@ final class StressFixtures {
 
     /** A new buffer object whose home is a cache of its own (owned by the calling thread). */
     static MagByteBuf newBufferObject(MemoryPool pool) {
-        return pool.newBufferObject(new BufferObjectCache(pool, Thread.currentThread().getId()));
+        return pool.supply().newBufferObject(new BufferObjectCache(pool.supply(), Thread.currentThread().getId()));
     }
 
     /**
@@ -153,7 +159,7 @@ final class StressFixtures {
         if (stripe.allocate(buf, SIZE_CLASS, 100, Integer.MAX_VALUE, null)) {
             return buf;
         }
-        Slab slab = pool.allocateSlab(stripe.nextChunkSize(SIZE_CLASS));
+        Slab slab = pool.supply().allocateSlab(stripe.nextChunkSize(SIZE_CLASS));
         stripe.allocate(buf, SIZE_CLASS, 100, Integer.MAX_VALUE, slab);
         return buf;
     }

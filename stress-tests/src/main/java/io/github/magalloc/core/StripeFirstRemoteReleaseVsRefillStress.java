@@ -35,7 +35,7 @@ public class StripeFirstRemoteReleaseVsRefillStress {
     private static final int HOLDER_ALLOCATIONS = 66;
 
     private final MemoryPool pool = StressFixtures.newPool();
-    private final Stripe stripe = new Stripe(pool);
+    private final Stripe stripe = new Stripe(pool.supply());
     private final SizeClassChunk chunk = StressFixtures.newChunk(pool, stripe, 1);
     /** Handed out as if on a thread that is neither actor, so its release takes the remote queue. */
     private final MagByteBuf released;
@@ -43,7 +43,7 @@ public class StripeFirstRemoteReleaseVsRefillStress {
 
     public StripeFirstRemoteReleaseVsRefillStress() {
         StressFixtures.makeCurrent(stripe, chunk);
-        released = pool.newBufferObject(new BufferObjectCache(pool, new Thread().getId()));
+        released = pool.supply().newBufferObject(new BufferObjectCache(pool.supply(), new Thread().getId()));
         stripe.lock();
         try {
             if (!stripe.allocate(released, StressFixtures.SIZE_CLASS, 100, Integer.MAX_VALUE, null)) {

@@ -30,7 +30,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class StripeLargeChunksEmptiedStress {
     private final MemoryPool pool = StressFixtures.newPool();
-    private final Stripe stripe = new Stripe(pool);
+    private final Stripe stripe = new Stripe(pool.supply());
     private final LargeChunk first = StressFixtures.addLargeChunk(pool, stripe, 4);
     private final LargeChunk second = StressFixtures.addLargeChunk(pool, stripe, 4);
     private final MagByteBuf inFirst = StressFixtures.largeBufferHolding(pool, first, 2);

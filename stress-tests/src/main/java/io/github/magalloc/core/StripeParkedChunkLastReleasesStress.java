@@ -36,7 +36,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class StripeParkedChunkLastReleasesStress {
     private final MemoryPool pool = StressFixtures.newPool();
-    private final Stripe stripe = new Stripe(pool);
+    private final Stripe stripe = new Stripe(pool.supply());
     private final SizeClassChunk chunk = StressFixtures.newChunk(pool, stripe, 4);
     /** The thread that allocated the buffers (this constructor's); the local actor plays it. */
     private final long allocatingThreadId = Thread.currentThread().getId();

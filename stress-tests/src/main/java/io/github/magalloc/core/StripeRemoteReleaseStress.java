@@ -36,7 +36,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @State
 public class StripeRemoteReleaseStress {
     private final MemoryPool pool = StressFixtures.newPool();
-    private final Stripe stripe = new Stripe(pool);
+    private final Stripe stripe = new Stripe(pool.supply());
     private final SizeClassChunk chunk = StressFixtures.newChunk(pool, stripe, 3);
     /** Handed out as if on a thread that is neither actor (jcstress may build the state on either of them). */
     private final MagByteBuf released;
@@ -47,7 +47,7 @@ public class StripeRemoteReleaseStress {
 
     public StripeRemoteReleaseStress() {
         StressFixtures.makeCurrent(stripe, chunk);
-        released = pool.newBufferObject(new BufferObjectCache(pool, new Thread().getId()));
+        released = pool.supply().newBufferObject(new BufferObjectCache(pool.supply(), new Thread().getId()));
         stripe.lock();
         try {
             if (!stripe.allocate(released, StressFixtures.SIZE_CLASS, 100, Integer.MAX_VALUE, null)) {

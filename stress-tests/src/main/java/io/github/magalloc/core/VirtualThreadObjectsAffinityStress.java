@@ -33,7 +33,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 public class VirtualThreadObjectsAffinityStress {
     private final MagazineLock lock = new MagazineLock();
     /** Sweeps are not the subject here: none is scheduled. */
-    private final VirtualThreadObjects home = new VirtualThreadObjects(StressFixtures.newPool(), lock, task -> { });
+    private final VirtualThreadObjects home = new VirtualThreadObjects(StressFixtures.newPool().supply(), lock, task -> { });
     private final MagByteBuf waiting;
     private MagByteBuf holders;
     private MagByteBuf others;

@@ -31,7 +31,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 public class VirtualThreadObjectsSweepStress {
     private final MagazineLock lock = new MagazineLock();
     /** Sweeps run only when an actor calls them: none is scheduled behind the test's back. */
-    private final VirtualThreadObjects home = new VirtualThreadObjects(StressFixtures.newPool(), lock, task -> { });
+    private final VirtualThreadObjects home = new VirtualThreadObjects(StressFixtures.newPool().supply(), lock, task -> { });
     private final MagByteBuf buf;
 
     public VirtualThreadObjectsSweepStress() {

@@ -190,6 +190,8 @@ public final class SideBySide {
                 run("Growth", Workers.EVENT_LOOP, "allocator", MAIN2, "target", new String[] {"16384"},
                         "direct", new String[] {"true"}),
                 run("Floor", Workers.EVENT_LOOP, "size", new String[] {"256"}),
+                run("Shrink", Workers.EVENT_LOOP, "allocator", MAIN3, "shrink", new String[] {"true"},
+                        "direct", new String[] {"true"}),
                 run("Pinning", Workers.EVENT_LOOP, "allocator", MAIN3, "direct", new String[] {"true"}),
                 run("AllocPattern", Workers.PLAIN, "allocator", MAIN2, "distribution", new String[] {"SOCKET_PROXY"},
                         "maxLive", new String[] {"1024"}, "readWrite", new String[] {"false"},

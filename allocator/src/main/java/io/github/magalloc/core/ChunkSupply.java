@@ -1,0 +1,238 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.BufferPool;
+import io.github.magalloc.buffer.MagByteBuf;
+import io.github.magalloc.buffer.ObjectHome;
+import io.github.magalloc.buffer.Slab;
+
+/**
+ * Where one pool's chunks, slabs and buffer objects come from and go back to: the {@link ReusePool} first, then the
+ * system ({@link SlabSource}), with one retry after giving back what is free when memory is exhausted. The room
+ * below the magazines: they take and give back here, and it knows no magazine (a magazine activates the chunk it
+ * takes). Also what the rooms below the pool share: its settings, metrics and observer.
+ */
+final class ChunkSupply {
+    final PoolSettings settings;
+    final PoolMetrics metrics = new PoolMetrics();
+    final PoolEvents events;
+    /** The pool whose buffer objects this makes, and whose debug mode every part asks. */
+    private final BufferPool buffers;
+    private final boolean direct;
+    private final ReusePool reuse;
+    private final ReuseExcess reuseExcess;
+    /** Where empty large-chunk slabs go: the reuse pool, or the system where that is cheap. */
+    private final LargeSlabReturn largeSlabReturn;
+    /** What freeing a slab asks for: a trim of the C heap, or nothing (protocol 3b (resident memory)). */
+    private final NativeTrim nativeTrim;
+    private final SlabSource slabs;
+    /** Gives back what the pool holds elsewhere (the stripes' empty chunks) before a retry on exhausted memory. */
+    private final Runnable freeHeldElsewhere;
+
+    ChunkSupply(BufferPool buffers, boolean direct, PoolSettings settings, PoolEvents events,
+                Runnable freeHeldElsewhere) {
+        this.buffers = buffers;
+        this.direct = direct;
+        this.settings = settings;
+        this.events = events;
+        this.freeHeldElsewhere = freeHeldElsewhere;
+        this.largeSlabReturn = LargeSlabReturn.of(direct);
+        this.reuse = new ReusePool(settings.reuseBudgetBytes(), reuseCeiling(settings),
+            Math.max(SizeClasses.MAX_CHUNK_SIZE, settings.maxLargeChunkSize()));
+        this.reuseExcess = new ReuseExcess(reuse, this::freeSlab, BackgroundThread.SCHEDULER,
+            settings.decayMillis());
+        this.nativeTrim = direct && settings.nativeTrimMillis() > 0
+            ? new RateLimitedNativeTrim(settings.nativeTrimMillis()) : NativeTrim.NONE;
+        this.slabs = new SlabSource(direct, metrics, events, nativeTrim);
+    }
+
+    /**
+     * Twice the budget, so that a wave of empty chunks up to the budget's size above it waits {@code decayMillis}
+     * for the next wave instead of going to the system; just the budget when decay is off, since nothing would give
+     * the excess back on time.
+     */
+    private static long reuseCeiling(PoolSettings settings) {
+        long budget = settings.reuseBudgetBytes();
+        return settings.decayMillis() > 0 ? budget + Math.min(budget, Long.MAX_VALUE - budget) : budget;
+    }
+
+    /** Debug mode (poisoned memory, no recycled objects, tracked segments): decided once, with the pool. */
+    boolean isDebug() {
+        return buffers.isDebug();
+    }
+
+    /** A new buffer object of the pool's kind, belonging to {@code home} for life. */
+    MagByteBuf newBufferObject(ObjectHome home) {
+        return MagByteBuf.newObject(buffers, home, direct);
+    }
+
+    // ------------------------------------------------------------------ size-classed chunks
+
+    /** An empty chunk of {@code sizeClass} from the reuse pool, as it is, for the caller to activate; or null. */
+    SizeClassChunk pollChunk(int sizeClass) {
+        SizeClassChunk chunk = reuse.pollChunk(sizeClass);
+        if (chunk != null) {
+            events.reusePoolTake(sizeClass, chunk.slab.size, true, reuse.pooledBytes());
+        }
+        return chunk;
+    }
+
+    /** A pooled empty slab that can back a chunk of {@code sizeClass}, or null. */
+    Slab pollSlabFor(int sizeClass) {
+        Slab slab = reuse.pollSlabFor(sizeClass);
+        events.reusePoolTake(sizeClass, slab == null ? 0 : slab.size, false, reuse.pooledBytes());
+        return slab;
+    }
+
+    /** A magazine put {@code chunk} to use: taken whole from the reuse pool if {@code reused}, else new. */
+    void chunkActivated(SizeClassChunk chunk, boolean threadMagazine, boolean reused) {
+        metrics.chunkActivated(chunk.sizeClass);
+        events.chunkActivated(chunk.sizeClass, chunk.slab.size, metrics.activeChunks(chunk.sizeClass),
+            threadMagazine, reused);
+    }
+
+    /** Gives an entirely free chunk back: to the reuse pool as it is, or its slab to the system. */
+    void retireChunk(SizeClassChunk chunk) {
+        chunk.onRetire();
+        metrics.chunkRetired(chunk.sizeClass);
+        // Read before the offer: once offered, another thread may take the chunk.
+        int sizeClass = chunk.sizeClass;
+        Slab slab = chunk.slab;
+        boolean pooled = reuse.offerChunk(chunk);
+        if (pooled) {
+            reuseExcess.afterOffer();
+        } else {
+            freeSlab(slab);
+        }
+        events.chunkRetired(sizeClass, slab.size, metrics.activeChunks(sizeClass), pooled);
+    }
+
+    // ------------------------------------------------------------------ large chunks
+
+    LargeSlabReturn largeSlabReturn() {
+        return largeSlabReturn;
+    }
+
+    /** A detached large chunk no buffer uses any more: its slab goes back (protocol 6 (large chunks)). */
+    void retireLargeChunk(LargeChunk chunk) {
+        metrics.largeChunkFreed();
+        releaseLargeSlab(chunk.slab);
+    }
+
+    /**
+     * A slab of at least {@code size} bytes for a large chunk: a bigger pooled slab serves as well, and using it
+     * keeps slabs of sizes no longer asked for from sitting in the pool.
+     */
+    Slab takeLargeSlab(int size) {
+        Slab slab = takePooledLargeSlab(size);
+        return slab != null ? slab : allocateSlab(size);
+    }
+
+    /** A pooled empty slab of at least {@code size} bytes for a large chunk, or null. */
+    Slab takePooledLargeSlab(int size) {
+        Slab slab = reuse.pollSlabAtLeast(size);
+        events.reusePoolTake(-1, slab == null ? 0 : slab.size, false, reuse.pooledBytes());
+        return slab;
+    }
+
+    /**
+     * Returns an empty large-chunk slab to where {@link #largeSlabReturn} says: the system, or the reuse pool within
+     * its budget (never into the excess above it, which is for the size classes' waves).
+     */
+    void releaseLargeSlab(Slab slab) {
+        if (largeSlabReturn == LargeSlabReturn.TO_SYSTEM || !reuse.offerLargeSlab(slab)) {
+            freeSlab(slab);
+        }
+    }
+
+    // ------------------------------------------------------------------ slabs
+
+    /** Returns an empty size-class slab to the reuse pool, or to the system when the pool is at its ceiling. */
+    void releaseSlab(Slab slab) {
+        if (reuse.offerSlab(slab)) {
+            reuseExcess.afterOffer();
+        } else {
+            freeSlab(slab);
+        }
+    }
+
+    /** The memory of one huge buffer; see {@link #allocateSlab(int, boolean)}. */
+    Slab allocateHugeSlab(int size) {
+        Slab slab = allocateSlab(size, false);
+        metrics.hugeBufferAllocated(slab.size);
+        return slab;
+    }
+
+    void freeHugeSlab(Slab slab) {
+        metrics.hugeBufferFreed(slab.size);
+        slabs.free(slab, false);
+    }
+
+    private void freeSlab(Slab slab) {
+        slabs.free(slab, true);
+    }
+
+    /** A slab from the system for chunks; see {@link #allocateSlab(int, boolean)}. */
+    Slab allocateSlab(int size) {
+        return allocateSlab(size, true);
+    }
+
+    /**
+     * A slab from the system ({@code pooled} is false for the memory of one huge buffer); on exhaustion, gives back
+     * what the pool holds elsewhere and the pooled slabs and tries once more, then throws. Never called under a
+     * stripe's lock: the retry locks every stripe.
+     */
+    private Slab allocateSlab(int size, boolean pooled) {
+        try {
+            return slabs.take(size, pooled);
+        } catch (OutOfMemoryError first) {
+            // Free memory we hold is ours to give back before we give up: the stripes' empty chunks (their unused
+            // large chunks may be most of it), then every pooled slab. Thread magazines' lists are their owners'.
+            freeHeldElsewhere.run();
+            long freedBytes = freePooledSlabs();
+            try {
+                Slab slab = slabs.take(size, pooled);
+                events.memoryExhausted(size, freedBytes, true, metrics.reservedBytes(), slabs.limit(),
+                    first.getMessage());
+                return slab;
+            } catch (OutOfMemoryError second) {
+                events.memoryExhausted(size, freedBytes, false, metrics.reservedBytes(), slabs.limit(),
+                    first.getMessage());
+                throw slabs.exhausted(size, second);
+            }
+        }
+    }
+
+    /** Gives every slab in the reuse pool back to the system; returns their bytes. */
+    long freePooledSlabs() {
+        long freedBytes = 0;
+        Slab slab;
+        while ((slab = reuse.pollAny()) != null) {
+            freeSlab(slab);
+            freedBytes += slab.size;
+        }
+        return freedBytes;
+    }
+
+    // ------------------------------------------------------------------ what the metric and the tests read
+
+    /** Bytes of empty chunks and slabs in the reuse pool. */
+    long pooledFreeBytes() {
+        return reuse.pooledBytes();
+    }
+
+    long reuseBudget() {
+        return reuse.budget();
+    }
+
+    ReusePool reuse() {
+        return reuse;
+    }
+
+    ReuseExcess reuseExcess() {
+        return reuseExcess;
+    }
+
+    NativeTrim nativeTrim() {
+        return nativeTrim;
+    }
+}
