@@ -2,6 +2,7 @@ package io.github.magalloc.soak;
 
 import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.MagazineByteBufAllocatorMetric;
+import io.github.magalloc.workload.Rss;
 import io.github.magalloc.workload.SizeDistribution;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ResourceLeakDetector;
@@ -74,6 +75,9 @@ public final class Soak {
     private final LongAdder duplicates = new LongAdder();
     private final LongAdder grows = new LongAdder();
     private final LongAdder trims = new LongAdder();
+    /** Largest used memory of the two allocators together (heap + direct), and largest RSS; the main thread's. */
+    private long maxUsedBytes;
+    private long maxRssBytes = -1;
     private final LongAdder unlocatable = new LongAdder();
     private final AtomicInteger producersStarted = new AtomicInteger();
     private final LongAdder diedNormally = new LongAdder();
@@ -167,6 +171,7 @@ public final class Soak {
             }
             Thread.sleep(5);
             producers.removeIf(t -> !t.isAlive());
+            sampleMemory();
             if (System.nanoTime() > nextProgress) {
                 nextProgress += PROGRESS_NANOS;
                 System.out.printf("soak: progress %.0f s: %,d allocations, %,d bytes, %d producers started,"
@@ -505,6 +510,16 @@ public final class Soak {
 
     // ------------------------------------------------------------------ the end
 
+    /** The main thread, every 5 ms: the largest memory seen, by the allocators' metric and by the process. */
+    private void sampleMemory() {
+        long used = 0;
+        for (MagazineByteBufAllocator a : new MagazineByteBufAllocator[] {allocator, debugAllocator}) {
+            used += a.metric().usedDirectMemory() + a.metric().usedHeapMemory();
+        }
+        maxUsedBytes = Math.max(maxUsedBytes, used);
+        maxRssBytes = Math.max(maxRssBytes, Rss.bytes());
+    }
+
     private void report(double secondsRun, int leftovers, PeakChecks peakChecks) {
         System.out.printf("soak: %.1f s, %d producer threads started (died: %d normally, %d interrupted, %d killed;"
                 + " %d buffers orphaned), %d consumers, %d peaks of %d MiB checked (longest wait to settle %.2f s)%n",
@@ -517,6 +532,8 @@ public final class Soak {
             allocations.sum(), allocatedBytes.sum(), checkedBytes.sum(), handOffs.sum(), slices.sum(),
             duplicates.sum(), grows.sum(), trims.sum(), finalReleases.sum(), leftovers, ranges.peak(),
             unlocatable.sum());
+        System.out.printf("soak: largest used memory of the two allocators %,d bytes, largest resident memory %,d bytes"
+            + " (peaks' allocator and JVM included; -1 where /proc is not readable)%n", maxUsedBytes, maxRssBytes);
     }
 
     /**
