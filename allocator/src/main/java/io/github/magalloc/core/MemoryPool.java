@@ -117,8 +117,11 @@ public final class MemoryPool extends BufferPool {
         MagByteBuf fresh = allocate(capacity, buf.maxCapacity());
         buf.copyContentTo(fresh, index, bytes);
         buf.swapMemory(fresh);
-        swapSegmentSlots(buf, fresh);
+        boolean slotsSwapped = swapSegmentSlots(buf, fresh);
         fresh.freeUnshared();
+        if (!slotsSwapped) {
+            returnToSlot(fresh, buf);
+        }
     }
 
     /**
@@ -139,22 +142,39 @@ public final class MemoryPool extends BufferPool {
     /**
      * After {@code grown} and {@code fresh} swapped memory: if both are segments' own objects and both chunks are
      * owned by the calling thread's magazine, each object takes the slot of the segment it now holds (so growth
-     * makes no garbage). Both or neither: an object must stay with chunks of the thread that hands it out.
+     * makes no garbage) and this returns true. Both or neither: an object must stay with chunks of the thread that
+     * hands it out.
      */
-    private static void swapSegmentSlots(MagByteBuf grown, MagByteBuf fresh) {
+    private static boolean swapSegmentSlots(MagByteBuf grown, MagByteBuf fresh) {
         if (grown.home() != SegmentSlot.HOME || fresh.home() != SegmentSlot.HOME
-            || !(grown.memory() instanceof SizeClassChunk) || !(fresh.memory() instanceof SizeClassChunk)) {
-            return;
+            || !isCallersSegment(grown) || !isCallersSegment(fresh)) {
+            return false;
         }
-        SizeClassChunk grownInto = (SizeClassChunk) grown.memory();
-        SizeClassChunk movedFrom = (SizeClassChunk) fresh.memory();
-        long threadId = Thread.currentThread().getId();
-        // Both chunks hold a live buffer's segment, so neither can be retired meanwhile: their magazines are fixed.
-        if (grownInto.lpMagazine().lvOwnerThreadId() == threadId
-            && movedFrom.lpMagazine().lvOwnerThreadId() == threadId) {
-            grownInto.rebind(grown.segment(), fresh, grown);
-            movedFrom.rebind(fresh.segment(), grown, fresh);
+        ((SizeClassChunk) grown.memory()).rebind(grown.segment(), fresh, grown);
+        ((SizeClassChunk) fresh.memory()).rebind(fresh.segment(), grown, fresh);
+        return true;
+    }
+
+    /**
+     * After {@code fresh}, a segment's own object, lent its segment to {@code moved} (an object of another home) and
+     * freed the memory it took in exchange: it takes its segment back as the slot's object, so that the segment's
+     * next allocation makes no new object (a shrink of a large buffer into the size classes would otherwise leave
+     * one to the garbage collector every time). The slot is handed out only once {@code moved} frees the segment;
+     * {@code fresh} was a temporary no other code has seen, so no stale reference to it exists.
+     */
+    private static void returnToSlot(MagByteBuf fresh, MagByteBuf moved) {
+        if (fresh.home() == SegmentSlot.HOME && isCallersSegment(moved)) {
+            ((SizeClassChunk) moved.memory()).returnToSlot(moved.segment(), fresh);
         }
+    }
+
+    /**
+     * Whether {@code buf} holds a segment of a chunk the calling thread's magazine owns. The segment is live, so the
+     * chunk cannot be retired meanwhile: its magazine is fixed.
+     */
+    private static boolean isCallersSegment(MagByteBuf buf) {
+        return buf.memory() instanceof SizeClassChunk
+            && ((SizeClassChunk) buf.memory()).lpMagazine().lvOwnerThreadId() == Thread.currentThread().getId();
     }
 
     // ------------------------------------------------------------------ threads and trim

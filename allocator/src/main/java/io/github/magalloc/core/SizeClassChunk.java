@@ -155,6 +155,18 @@ class SizeClassChunk extends SizeClassChunkPad {
     }
 
     /**
+     * Owner only: {@code object}, the slot's own object, lent {@code segment} to another object (a move swapped their
+     * memory) and has freed what it took: it holds the segment again, for the segment's next allocation, which comes
+     * only after the borrower frees it. Kept {@code objects[s].memory() == this && segment() == s} as for any free
+     * slot, without a new object.
+     */
+    void returnToSlot(int segment, MagByteBuf object) {
+        if (objects[segment] == object) {
+            object.setMemory(this, segment, offsetOf(segment), segmentSize);
+        }
+    }
+
+    /**
      * Whoever takes the chunk for {@code magazine} (which then owns it), before any allocation: the segments' objects
      * stay only if they were made for the same thread (thread ids are never reused); otherwise they are dropped, so
      * no object is handed out by a second thread.

@@ -3,6 +3,7 @@ package io.github.magalloc.core;
 import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.MagazineByteBufAllocatorMetric;
 import io.github.magalloc.TestAccess;
+import io.github.magalloc.buffer.BufferMemory;
 import io.github.magalloc.buffer.MagByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.IllegalReferenceCountException;
@@ -10,6 +11,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -148,6 +151,49 @@ class ShrinkTest {
         assertThat(TestAccess.reservedBytes(buf)).isEqualTo(1536);
         assertBytesKept(buf, 0, 1460);
         buf.release();
+    }
+
+    /**
+     * On an event loop a size-classed segment keeps its own object in its slot. A move lends that object's segment to
+     * the shrinking buffer (an object of another home) and frees the large memory through the slot's object; the
+     * object then takes its segment back, so the next allocation of that segment reuses it (no garbage per cut read
+     * buffer), and never while the shrunk buffer still holds the segment.
+     */
+    @Test
+    void aLargeBufferShrinkingIntoTheSizeClassesLeavesTheSegmentsObjectInItsSlot() throws Exception {
+        EventLoopThreads.runToEnd(() -> {
+            ByteBuf first = allocator.directBuffer(1460);
+            MagByteBuf slotObject = TestAccess.magByteBuf(first);
+            BufferMemory chunk = slotObject.memory();
+            int segment = slotObject.segment();
+            first.release(); // LIFO: the next 1,460-byte allocation takes this segment again
+
+            ByteBuf shrunk = filled(true, 64 * KIB, 0, 1460).capacity(1460);
+            MagByteBuf shrunkObject = TestAccess.magByteBuf(shrunk);
+            assertThat(shrunkObject.memory()).as("the shrink moved into the freed segment").isSameAs(chunk);
+            assertThat(shrunkObject.segment()).isEqualTo(segment);
+            assertThat(shrunkObject).as("the buffer object stays").isNotSameAs(slotObject);
+
+            List<ByteBuf> whileHeld = new ArrayList<>();
+            for (int i = 0; i < 10; i++) { // fewer than a chunk's segments: the chunk stays current
+                ByteBuf other = allocator.directBuffer(1460);
+                whileHeld.add(other);
+                assertThat(TestAccess.magByteBuf(other)).as("the slot's object handed out while its segment is held")
+                    .isNotSameAs(slotObject);
+                assertThat(TestAccess.magByteBuf(other).memory() == chunk
+                    && TestAccess.magByteBuf(other).segment() == segment).as("a held segment handed out").isFalse();
+            }
+            whileHeld.forEach(ByteBuf::release);
+            assertBytesKept(shrunk, 0, 1460);
+            shrunk.release();
+
+            ByteBuf again = allocator.directBuffer(1460);
+            assertThat(TestAccess.magByteBuf(again).memory()).isSameAs(chunk);
+            assertThat(TestAccess.magByteBuf(again).segment()).isEqualTo(segment);
+            assertThat(TestAccess.magByteBuf(again)).as("the segment's object, back in its slot").isSameAs(slotObject);
+            again.release();
+            return null;
+        });
     }
 
     @Test
