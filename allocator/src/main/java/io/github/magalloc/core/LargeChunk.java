@@ -16,11 +16,11 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Who writes what</h2>
  * Every field below is guarded by the chunk's lock ({@link #lock}, a {@link MagazineLock}): allocation (the owning
- * magazine's thread or lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next to size-classed
- * ones, and a lock costs the same one atomic per allocation and per release as a reference count would, while any
- * thread can give pages back directly: so a large chunk needs none of the magazine's ownership protocols (remote
- * queues, sweeps of them, the ended-thread drain). The lock also orders memory: a releaser's last write to its pages
- * happens before its unlock, which happens before the lock that hands those pages out again.
+ * magazine's thread or lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next
+ * to size-classed ones, and a lock costs the same one atomic per allocation and per release as a reference count would,
+ * while any thread can give pages back directly: so a large chunk needs none of the magazine's ownership protocols
+ * (remote queues, sweeps of them, the ended-thread drain). The lock also orders memory: a releaser's last write to its
+ * pages happens before its unlock, which happens before the lock that hands those pages out again.
  *
  * <h2>Invariants</h2>
  * <ul>
@@ -47,7 +47,10 @@ final class LargeChunk extends Chunk {
     /** The magazine that allocates from this chunk; told when a release empties it. */
     final Magazine magazine;
     final int pageCount;
-    /** The module's one spin lock, as a stripe has: it guards every field below. */
+    /**
+     * The module's one spin lock, as a stripe has: it guards every field below. Its padding makes it an object of
+     * about 280 bytes per chunk, garbage when the chunk goes.
+     */
     private final MagazineLock lock = new MagazineLock();
     /** Bit {@code p % 64} of word {@code p / 64} is set while page {@code p} belongs to a live buffer. */
     private final long[] usedPages;

@@ -7,12 +7,13 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The module's one spin lock: a shared magazine's (a {@link Stripe}, or an {@link EndedMagazine}: whoever holds it
- * owns the magazine's lists), and a {@link LargeChunk}'s (it guards the chunk's pages). A CAS takes it, an ordered (release) store gives it back. Critical sections are a few dozen
- * instructions (one allocation), so waiting spins briefly and then lets others run: a platform thread yields, a
- * virtual thread spins longer, yields a few times and then parks for a moment ({@link #backOff}). No holder parks or
- * blocks while it holds the lock, so a virtual thread holding it never leaves its carrier. {@link Stripes} waits only
- * when every stripe is busy. Unlike {@code ReentrantLock}, unlocking costs no fence on x86. Not reentrant.
+ * The module's one spin lock: a shared magazine's (a {@link Stripe}, or an {@link EndedMagazine}: whoever holds it owns
+ * the magazine's lists), and a {@link LargeChunk}'s (it guards the chunk's pages). A CAS takes it, an ordered (release)
+ * store gives it back. Critical sections are a few dozen instructions (one allocation), so waiting spins briefly and
+ * then lets others run: a platform thread yields, a virtual thread spins longer, yields a few times and then parks for
+ * a moment ({@link #backOff}). No holder parks or blocks while it holds the lock, so a virtual thread holding it never
+ * leaves its carrier. {@link Stripes} waits only when every stripe is busy. Unlike {@code ReentrantLock}, unlocking
+ * costs no fence on x86. Not reentrant.
  *
  * <p>A release store orders what the holder wrote before it, not the loads after it: x86 lets the holder's next
  * loads run while the store still sits in its store buffer. So a thread that publishes work for the holder and then

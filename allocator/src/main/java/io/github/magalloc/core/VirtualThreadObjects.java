@@ -40,11 +40,11 @@ import java.lang.invoke.VarHandle;
  * <h2>No ended thread kept: the sweep</h2>
  * A waiting object names its holder strongly (a weak reference per request would be garbage), so it would keep an
  * ended thread, and what its task references, reachable until the object is handed out again. The garbage
- * collector bounds that instead: a release that finds no sweep armed arms one ({@link #sweepArmed}, CAS), which
- * runs after the next garbage collection (when a canary object nothing references is collected, on the one daemon
- * thread of {@link AfterCollection}, started with the first allocator on JDK 21+): under the stripe's lock it clears every
- * waiting {@code holder} that has ended, and arms again if some holder still runs. So an ended thread outlives its
- * end by one collection at most because of this home.
+ * collector bounds that instead: a release that finds no sweep armed arms one ({@link #sweepArmed}, CAS), which runs
+ * after the next garbage collection (when a canary object nothing references is collected, on the one daemon thread of
+ * {@link AfterCollection}, started with the first allocator on JDK 21+): under the stripe's lock it clears every
+ * waiting {@code holder} that has ended, and arms again if some holder still runs. So an ended thread outlives its end
+ * by one collection at most because of this home.
  * <pre>
  *   whenever the lock is free:  a waiting object's holder has ended  =>  a sweep is armed, or the holder is null
  * </pre>
