@@ -88,13 +88,23 @@ final class MpscIntQueue extends MpscIntQueueConsumerFields {
     }
 
     /**
-     * Values claimed by producers and not yet consumed; any thread, a snapshot. Not capped at the capacity: a queue
-     * that let more in than its capacity shows it here.
+     * Values claimed by producers and not yet consumed; any thread, a snapshot taken at the moment the producer
+     * index is read. The consumer index is read before and after it until both reads agree (it only grows, so equal
+     * reads mean it held still in between): {@code producer - consumer <= capacity} holds at every instant, so the
+     * result is at most the capacity on any interleaving. A single read of each index on either side would not be:
+     * the consumer index read before a drain and the producer index after the refills that follow it count the
+     * drained values twice. Not capped: a queue that let more in than its capacity shows it here.
      */
     int size() {
         long consumer = lvConsumerIndex();
-        long producer = lvProducerIndex();
-        return (int) Math.max(0, producer - consumer);
+        while (true) {
+            long producer = lvProducerIndex();
+            long consumerAfter = lvConsumerIndex();
+            if (consumerAfter == consumer) {
+                return (int) Math.max(0, producer - consumer);
+            }
+            consumer = consumerAfter;
+        }
     }
 }
 
