@@ -18,8 +18,8 @@ public class AllocatorState {
     @Param({"true", "false"})
     public boolean direct;
 
-    /** EVENT_LOOP needs the fork to run with {@link Workers#jvmArgs}; see {@link Workers}. */
-    @Param({"EVENT_LOOP", "PLAIN"})
+    /** EVENT_LOOP and HARNESS need the fork to run with {@link Workers#jvmArgs}; see {@link Workers}. */
+    @Param({"EVENT_LOOP", "PLAIN", "HARNESS"})
     public Workers threads;
 
     public ByteBufAllocator alloc;

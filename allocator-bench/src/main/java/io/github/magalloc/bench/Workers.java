@@ -3,6 +3,7 @@ package io.github.magalloc.bench;
 import io.github.magalloc.workload.AllocatorKind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.internal.ThreadExecutorMap;
 
@@ -18,6 +19,11 @@ public enum Workers {
     EVENT_LOOP(EventLoopExecutor.JVM_ARGS),
     /** JMH's default executor: plain java.lang.Threads (application threads, the shared-magazine path). */
     PLAIN(List.of()),
+    /**
+     * Netty's microbenchmark harness ({@link HarnessExecutor}): FastThreadLocalThreads whose current executor refuses
+     * every task, so an allocator's maintenance tasks are refused.
+     */
+    HARNESS(HarnessExecutor.JVM_ARGS),
     /**
      * JMH's default executor, whose plain threads start a virtual thread for every task they run (JDK 21+): the
      * benchmarks of this kind ({@link VirtualThreadBenchmark}) measure the virtual threads' allocations.
@@ -36,11 +42,21 @@ public enum Workers {
 
     /** True when the calling thread is what this mode promises. */
     public boolean matchesCurrentThread() {
-        boolean eventLoop = Thread.currentThread() instanceof FastThreadLocalThread
-                && ThreadExecutorMap.currentExecutor() != null;
-        boolean plain = !(Thread.currentThread() instanceof FastThreadLocalThread)
-                && ThreadExecutorMap.currentExecutor() == null;
-        return this == EVENT_LOOP ? eventLoop : plain; // VIRTUAL: the JMH worker is plain, its tasks virtual
+        boolean fastThreadLocal = Thread.currentThread() instanceof FastThreadLocalThread;
+        EventExecutor executor = ThreadExecutorMap.currentExecutor();
+        switch (this) {
+            case EVENT_LOOP:
+                return fastThreadLocal && executor != null && !HarnessExecutor.isHarness(executor);
+            case HARNESS:
+                return fastThreadLocal && HarnessExecutor.isHarness(executor);
+            default: // PLAIN, and VIRTUAL: the JMH worker is plain, its tasks virtual
+                return !fastThreadLocal && executor == null;
+        }
+    }
+
+    /** Whether Netty's adaptive allocator gives these workers magazines of their own: where they have an executor. */
+    private boolean hasThreadLocalMagazines() {
+        return this == EVENT_LOOP || this == HARNESS;
     }
 
     /**
@@ -50,15 +66,14 @@ public enum Workers {
     public void verify(AllocatorKind kind, ByteBufAllocator allocator) {
         if (!matchesCurrentThread()) {
             throw new IllegalStateException("threads=" + this + " but the worker is " + Thread.currentThread()
-                    + (this == EVENT_LOOP
-                    ? "; run the fork with " + String.join(" ", jvmArgs)
-                    : "; run the fork without -Djmh.executor=CUSTOM"));
+                    + (jvmArgs.isEmpty() ? "; run the fork without -Djmh.executor=CUSTOM"
+                    : "; run the fork with " + String.join(" ", jvmArgs)));
         }
         if (kind == AllocatorKind.ADAPTIVE) {
             ByteBuf probe = allocator.buffer(64); // creates this thread's magazines if it gets any
             probe.release();
             boolean threadLocal = AdaptiveThreadLocalProbe.usesThreadLocalMagazines(allocator);
-            if (threadLocal != (this == EVENT_LOOP)) {
+            if (threadLocal != hasThreadLocalMagazines()) {
                 throw new IllegalStateException("AdaptiveByteBufAllocator thread-local magazines: " + threadLocal
                         + " on threads=" + this + " (heap " + Runtime.getRuntime().maxMemory()
                         + " B; Netty disables them at 512 MiB or less)");

@@ -1,43 +1,143 @@
 package io.github.magalloc.core;
 
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import io.netty.util.internal.logging.InternalLogger;
+import io.netty.util.internal.logging.InternalLoggerFactory;
+
+import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The allocator's one background thread, {@code magalloc-background}, shared by every pool of the JVM: it runs the
  * work that must not run on the thread that made it due (an event loop, a request's thread), such as giving back
- * what the reuse pool holds above its budget and trimming the C allocator's heap. A daemon, started by the first
- * task and ended after a second with nothing to do, so no thread waits while nothing is due and none keeps the JVM
- * from exiting.
+ * what the reuse pool holds above its budget and trimming the C allocator's heap. A daemon made by
+ * {@link DaemonThreads} (it keeps nothing of the thread that starts it), started by the first task and ended after
+ * {@link #KEEP_ALIVE_NANOS} with nothing to do, so no thread waits while nothing is due and none keeps the JVM from
+ * exiting.
+ *
+ * <p>Invariant, under this object's lock: {@code !queue.isEmpty() => thread != null} (a queued task has a thread to
+ * run it). {@link #schedule} starts the thread before it queues, so a thread that cannot be started (the JVM out of
+ * threads, say) leaves nothing queued: the caller sees the exception and nothing waits for a thread that never comes.
+ * The thread clears {@link #thread} only under the lock, when the queue is empty, or when it dies.
  */
 final class BackgroundThread {
-    /** Runs a task once after a delay, on a thread of its own. */
+    /** Runs a task once after a delay, on a thread of its own; throws when no thread can run it. */
     interface Scheduler {
         void schedule(Runnable task, long delayMillis);
     }
 
-    /** Schedules on the shared daemon thread. */
-    static final Scheduler SCHEDULER = (task, delayMillis) ->
-        Executor.INSTANCE.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
-
-    private BackgroundThread() {
+    /** Starts a thread named {@code name} running {@code body}; throws when it cannot. */
+    interface Starter {
+        Thread start(String name, Runnable body);
     }
 
-    /** Holder of the executor, made at the first task of any pool. */
-    private static final class Executor {
-        static final ScheduledThreadPoolExecutor INSTANCE = create();
+    static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-        private static ScheduledThreadPoolExecutor create() {
-            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-                Thread thread = new Thread(task, "magalloc-background");
-                thread.setDaemon(true);
-                thread.setContextClassLoader(null); // it runs only our code; it must not keep an application's loader
-                return thread;
-            });
-            // The one thread ends after a second idle (a pending task keeps it) and starts again with the next.
-            executor.setKeepAliveTime(1, TimeUnit.SECONDS);
-            executor.allowCoreThreadTimeOut(true);
-            return executor;
+    private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackgroundThread.class);
+
+    /** Schedules on the shared thread, made with the first task of any pool. */
+    static final Scheduler SCHEDULER = (task, delayMillis) -> Shared.INSTANCE.schedule(task, delayMillis);
+
+    private final String name;
+    private final Starter starter;
+    /** Tasks by due time, then by order of scheduling. Guarded by this object's lock. */
+    private final PriorityQueue<Timed> queue = new PriorityQueue<>();
+    /** The thread running the tasks, or null while none does. Guarded by this object's lock. */
+    private Thread thread;
+    private long scheduled;
+
+    BackgroundThread(String name, Starter starter) {
+        this.name = name;
+        this.starter = starter;
+    }
+
+    /** Queues {@code task} to run {@code delayMillis} from now; throws, queuing nothing, if no thread can be started. */
+    synchronized void schedule(Runnable task, long delayMillis) {
+        if (thread == null) {
+            thread = starter.start(name, this::runTasks);
         }
+        queue.add(new Timed(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMillis)),
+            scheduled++, task));
+        notifyAll();
+    }
+
+    /** Tasks queued and not yet started; tests read it. */
+    synchronized int queued() {
+        return queue.size();
+    }
+
+    /** The thread running the tasks, or null; tests read it. */
+    synchronized Thread thread() {
+        return thread;
+    }
+
+    private void runTasks() {
+        try {
+            Runnable task;
+            while ((task = nextTask()) != null) {
+                try {
+                    task.run();
+                } catch (RuntimeException | Error e) {
+                    // Every task is the allocator's own and handles its failures; one that still throws must not
+                    // stop the tasks behind it.
+                    logger.warn("magalloc: a background task failed", e);
+                }
+            }
+        } finally {
+            synchronized (this) {
+                if (thread == Thread.currentThread()) {
+                    thread = null; // died (an Error in the loop itself): the next schedule starts another
+                }
+            }
+        }
+    }
+
+    /** The next task once it is due, or null (with {@link #thread} cleared) after a keep-alive with nothing queued. */
+    private synchronized Runnable nextTask() {
+        long idleSince = System.nanoTime();
+        while (true) {
+            Timed head = queue.peek();
+            long now = System.nanoTime();
+            long waitNanos;
+            if (head == null) {
+                waitNanos = idleSince + KEEP_ALIVE_NANOS - now;
+                if (waitNanos <= 0) {
+                    thread = null;
+                    return null;
+                }
+            } else {
+                waitNanos = head.dueNanos - now;
+                if (waitNanos <= 0) {
+                    return queue.poll().task;
+                }
+            }
+            try {
+                TimeUnit.NANOSECONDS.timedWait(this, waitNanos);
+            } catch (InterruptedException e) {
+                // Nobody but the JVM's own shutdown has reason to interrupt this thread; the queue decides.
+            }
+        }
+    }
+
+    private static final class Timed implements Comparable<Timed> {
+        final long dueNanos;
+        final long order;
+        final Runnable task;
+
+        Timed(long dueNanos, long order, Runnable task) {
+            this.dueNanos = dueNanos;
+            this.order = order;
+            this.task = task;
+        }
+
+        @Override
+        public int compareTo(Timed other) {
+            long byDue = dueNanos - other.dueNanos;
+            return byDue != 0 ? (byDue < 0 ? -1 : 1) : Long.compare(order, other.order);
+        }
+    }
+
+    /** Holder of the shared thread's scheduler, made at the first task of any pool. */
+    private static final class Shared {
+        static final BackgroundThread INSTANCE = new BackgroundThread("magalloc-background", DaemonThreads::start);
     }
 }

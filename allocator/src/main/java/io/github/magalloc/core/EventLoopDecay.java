@@ -6,7 +6,7 @@ import io.netty.util.concurrent.ImmediateEventExecutor;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.RejectedExecutionException;
+import java.lang.ref.WeakReference;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,20 +21,34 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Ticks run while the magazine holds a chunk: the tick that finds it holding none stops them, and the next
  * chunk it takes starts them again. An idle loop whose magazine holds nothing is not woken.
+ *
+ * <p><b>An executor that refuses.</b> Any exception from {@code scheduleWithFixedDelay} or {@code execute} (a loop
+ * shutting down, a harness executor that throws {@code UnsupportedOperationException}, a closed custom executor's
+ * {@code IllegalStateException}) is a refusal: nothing is asked of the executor again, and the owner runs the ticks
+ * on its own slow paths from then on ({@link SlowPathDecay}). So a maintenance task never fails an allocation or a
+ * release, and memory still comes back.
+ *
+ * <p><b>Nothing kept alive.</b> The loop's queue holds the periodic task for as long as the loop lives, so the task
+ * holds this decay, and with it the magazine and its pool, weakly ({@link WeakTick}): a dropped allocator's magazine
+ * is collected while the loop runs on, and its next tick cancels itself.
  */
-final class EventLoopDecay extends MagazineDecay {
-    private final ThreadMagazine magazine;
+final class EventLoopDecay extends SlowPathDecay {
     private final EventExecutor loop;
     private final long periodMillis;
-    /** The same two task objects every time: scheduling them makes no garbage per tick. */
-    private final Runnable tick = this::tick;
+    /** The same task object every time: asking for a collect makes no garbage. */
     private final Runnable collect = this::collect;
     /** Owner only: the periodic tick, or {@link #STOPPED}. */
     private Future<?> ticks = STOPPED;
     /**
+     * Set by the first refusal, on any thread, never cleared: from then on the executor is asked for nothing and the
+     * owner runs the ticks ({@link SlowPathDecay}).
+     */
+    private volatile boolean executorRefused;
+    /**
      * 1 from a request that queued the collect task until that task starts, else 0: at most one collect waits in
      * the loop's queue, however many releases ask while the loop is busy. A request that finds 1 needs no task of
      * its own: its read came before the task's clearing store, which comes before the task's look at the magazine.
+     * A refused request leaves it at 1: no later request asks the executor again.
      */
     private volatile int collectQueued;
 
@@ -52,43 +66,67 @@ final class EventLoopDecay extends MagazineDecay {
     private static final Future<?> STOPPED = ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
 
     EventLoopDecay(ThreadMagazine magazine, EventExecutor loop, long periodMillis) {
-        this.magazine = magazine;
+        super(magazine, periodMillis);
         this.loop = loop;
         this.periodMillis = periodMillis;
     }
 
     @Override
     void onChunkTaken() {
-        if (ticks == STOPPED) {
+        if (lvExecutorRefused()) {
+            super.onChunkTaken();
+        } else if (ticks == STOPPED) {
             start();
         }
     }
 
-    /** Cold: schedules the ticks; a loop that is shutting down refuses, and its end hands the magazine over. */
+    /**
+     * Cold: schedules the ticks. A refusal hands them to the owner's slow paths; a loop that is shutting down
+     * refuses too, and its thread's end then hands the magazine over (protocol 4 (ended threads)).
+     */
     private void start() {
+        WeakTick tick = new WeakTick(this);
         try {
             // Fixed delay, not fixed rate: a loop that was busy past a due tick runs it once, not once per missed
             // period back to back, so two ticks are always at least a period apart (the rule of the marks).
-            ticks = loop.scheduleWithFixedDelay(tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            ticks = STOPPED;
+            ticks = tick.future = loop.scheduleWithFixedDelay(tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+        } catch (RuntimeException | Error refused) {
+            svExecutorRefused();
+            super.onChunkTaken();
+        }
+    }
+
+    /** Owner: once the executor refused, the loop's ticks stop and the owner's slow paths run them instead. */
+    @Override
+    void onSlowPath() {
+        if (lvExecutorRefused()) {
+            stopLoopTicks();
+            super.onSlowPath();
         }
     }
 
     @Override
     void requestCollect() {
-        if (lvCollectQueued() != 0 || !casCollectQueued(0, 1)) {
+        if (lvExecutorRefused() || lvCollectQueued() != 0 || !casCollectQueued(0, 1)) {
             return;
         }
         try {
             loop.execute(collect);
-        } catch (RejectedExecutionException e) {
-            // The loop is shutting down: its thread's end hands the magazine over, large chunks included.
+        } catch (RuntimeException | Error refused) {
+            // The owner collects at its next large allocation, and ticks on its slow paths from now on.
+            svExecutorRefused();
         }
     }
 
+    /** Owner, on the loop: one tick; stops the ticks when the magazine holds nothing or is not this thread's. */
     private void tick() {
         if (!magazine.isOwnedByCurrentThread() || !magazine.decayTick()) {
+            stopLoopTicks();
+        }
+    }
+
+    private void stopLoopTicks() {
+        if (ticks != STOPPED) {
             ticks.cancel(false);
             ticks = STOPPED;
         }
@@ -99,6 +137,40 @@ final class EventLoopDecay extends MagazineDecay {
         if (magazine.isOwnedByCurrentThread()) {
             magazine.releaseLargeSparesIfEmptied();
         }
+    }
+
+    /**
+     * The periodic task, as the loop's queue holds it: it reaches the decay through a weak reference, so a queued tick
+     * keeps no magazine and no pool alive. Once the decay is collected (its allocator was dropped), the next run
+     * cancels the task. Its future is set on the loop's own thread before the first run, which comes a period later
+     * on that thread.
+     */
+    private static final class WeakTick implements Runnable {
+        private final WeakReference<EventLoopDecay> decay;
+        Future<?> future;
+
+        WeakTick(EventLoopDecay decay) {
+            this.decay = new WeakReference<>(decay);
+        }
+
+        @Override
+        public void run() {
+            EventLoopDecay live = decay.get();
+            if (live != null) {
+                live.tick();
+            } else if (future != null) {
+                future.cancel(false);
+            }
+        }
+    }
+
+    private boolean lvExecutorRefused() {
+        return executorRefused;
+    }
+
+    /** Volatile: a releaser's refusal reaches the owner, which reads it on its slow paths. */
+    private void svExecutorRefused() {
+        executorRefused = true;
     }
 
     private int lvCollectQueued() {

@@ -29,6 +29,11 @@ final class ThreadMagazine extends Magazine {
     /** Set by a release that emptied a large chunk; the owner gives spare chunks back at its next large allocation. */
     private volatile boolean largeChunkEmptied;
     /**
+     * The registry that ends this magazine when its thread's link is removed; set once, before the magazine is
+     * published to its thread. Null for magazines that tests make outside any registry.
+     */
+    ThreadMagazines registry;
+    /**
      * This magazine's hand-over once the thread ended, else null. Written by {@link #end} before its volatile store
      * of {@link #NO_OWNER_THREAD}, read only after a volatile read of that value: so a reader sees it set.
      */
@@ -71,15 +76,34 @@ final class ThreadMagazine extends Magazine {
         return buf;
     }
 
-    /** Cold: a trim asked for is done first, then the current chunk is replaced; may take a slab from the system. */
+    /**
+     * New memory for a buffer that moves (growth, a shrink): like {@link #allocate}, but a move is no request of the
+     * user's, so the waste statistics do not count it.
+     */
+    MagByteBuf allocateForMove(int sizeClass, int capacity, int maxCapacity) {
+        SizeClassChunk chunk = current(sizeClass);
+        MagByteBuf buf = chunk == null ? null : chunk.allocateBound();
+        if (buf == null) {
+            buf = refillCurrent(sizeClass).allocateBound();
+        }
+        buf.reuse(capacity, maxCapacity);
+        return buf;
+    }
+
+    /**
+     * Cold: a trim asked for and a decay tick due are done first, then the current chunk is replaced; may take a slab
+     * from the system.
+     */
     private SizeClassChunk refillCurrent(int sizeClass) {
         trimIfRequested();
+        decay.onSlowPath();
         return refill(sizeClass, null);
     }
 
     /** A buffer above the size classes: a run of pages in a large chunk (protocol 6 (large chunks)). */
     MagByteBuf allocateLarge(int initialCapacity, int maxCapacity) {
         trimIfRequested();
+        decay.onSlowPath();
         releaseLargeSparesIfEmptied();
         MagByteBuf buf = objects.take();
         large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null);

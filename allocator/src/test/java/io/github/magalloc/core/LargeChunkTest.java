@@ -18,7 +18,7 @@ class LargeChunkTest {
     /** Budget 0: a slab that goes back is freed at once, so {@code slabsFreed} counts chunks given back. */
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().reuseBudgetBytes(0).build();
     private final MemoryPool pool = TestAccess.pool(allocator, false);
-    private final ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
+    private final ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
 
     private LargeChunk chunk(int pages) {
         pool.supply().metrics.largeChunkCreated(); // as a magazine's LargeChunks counts the chunks it makes

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Tests of one thread magazine, owned by the test thread (no event loop, so no decay ticks but those a test runs),
+ * Tests of one thread magazine, owned by the test thread (no decay, so no decay ticks but those a test runs),
  * in the heap pool of an allocator of the test's own; every 1 KiB buffer a test takes through {@link #allocate} or
  * {@link #keep} and leaves live is released after it.
  */
@@ -23,7 +23,7 @@ abstract class OneMagazineTest {
 
     OneMagazineTest(MagazineByteBufAllocator allocator) {
         this.pool = TestAccess.pool(allocator, false);
-        this.magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
+        this.magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
     }
 
     /** A 1 KiB buffer from the magazine's fast path. */

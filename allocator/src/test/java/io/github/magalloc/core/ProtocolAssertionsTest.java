@@ -36,7 +36,7 @@ class ProtocolAssertionsTest {
 
     @Test
     void aPopBeyondTheCountingEquationFires() {
-        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
+        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
         SizeClassChunk bound = chunk(magazine);
         SizeClassChunk plain = chunk(magazine);
         for (SizeClassChunk chunk : new SizeClassChunk[] {bound, plain}) {
@@ -52,7 +52,7 @@ class ProtocolAssertionsTest {
 
     @Test
     void aRemoteReleaseBeyondTheSegmentCountFires() {
-        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
+        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
         SizeClassChunk chunk = chunk(magazine);
         // The queue's capacity is the segment count; a queue whose indexes went wrong holds more, and shows it.
         for (int segment = 0; segment < chunk.segmentCount - 1; segment++) {
@@ -75,7 +75,7 @@ class ProtocolAssertionsTest {
 
     @Test
     void aLargeChunksBrokenCountFiresAtTheNextAllocation() {
-        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
+        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
         LargeChunk chunk = new LargeChunk(Slab.heap(8 * LargeChunk.PAGE_SIZE), pool.supply(), magazine);
         assertThat(chunk.allocate(LargeChunk.PAGE_SIZE)).isZero();
         setField(LargeChunk.class, "usedPageCount", chunk, 8, false); // all pages used by the count, one by the bitmap

@@ -39,6 +39,10 @@ public class DecayVsLargeReleaseStress {
         }
 
         @Override
+        void onSlowPath() {
+        }
+
+        @Override
         void requestCollect() {
             collectsAsked++;
         }

@@ -75,7 +75,7 @@ class FaultsTest {
     @Test
     void doubleFreeOfASegmentThrows() {
         MemoryPool pool = StressFixtures.newDebugPool(debug, true);
-        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread());
+        ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
         SizeClassChunk chunk = new SizeClassChunk(Slab.heap(4 * 1024), pool.supply(), magazine, SizeClasses.indexOf(1024));
         int[] segments = new int[4];
         for (int i = 0; i < 4; i++) {

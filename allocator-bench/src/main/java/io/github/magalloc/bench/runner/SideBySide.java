@@ -202,6 +202,11 @@ public final class SideBySide {
                         "direct", new String[] {"true"}),
                 run("Concurrent", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"SOCKET_PROXY"},
                         "direct", new String[] {"true"}),
+                run("AllocPattern", Workers.HARNESS, "allocator", MAIN3, "distribution",
+                        new String[] {"SOCKET_PROXY"}, "maxLive", new String[] {"1024"},
+                        "readWrite", new String[] {"false"}, "direct", new String[] {"true"}),
+                run("FixedSize", Workers.HARNESS, "allocator", MAIN3, "size", new String[] {"256"},
+                        "direct", new String[] {"true"}),
                 run("VirtualThread", Workers.VIRTUAL, "allocator", MAIN3, "direct", new String[] {"true"}));
     }
 
@@ -212,6 +217,9 @@ public final class SideBySide {
             for (Workers workers : Workers.PLATFORM) {
                 runs.add(new Run(benchmark, workers, Map.of()));
             }
+        }
+        for (String benchmark : List.of("AllocPattern", "FixedSize")) {
+            runs.add(new Run(benchmark, Workers.HARNESS, Map.of()));
         }
         runs.add(new Run("VirtualThread", Workers.VIRTUAL, Map.of()));
         return runs;
