@@ -46,8 +46,8 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
         int id = System.identityHashCode(this);
         this.heap = new MemoryPool(this, false, settings, JfrEvents.forPool(id, false));
         this.direct = new MemoryPool(this, true, settings, JfrEvents.forPool(id, true));
-        JfrEvents.watchRequests(heap, id, false);
-        JfrEvents.watchRequests(direct, id, true);
+        JfrEvents.watchRequests(heap);
+        JfrEvents.watchRequests(direct);
         this.metric = new MagazineByteBufAllocatorMetric(heap, direct);
     }
 

@@ -17,6 +17,11 @@ public abstract class BufferPool {
         return debug;
     }
 
+    /** The allocator buffers of this pool report as {@code alloc()}. */
+    public final ByteBufAllocator allocator() {
+        return allocator;
+    }
+
     protected BufferPool(ByteBufAllocator allocator, boolean debug) {
         this.allocator = allocator;
         this.debug = debug;

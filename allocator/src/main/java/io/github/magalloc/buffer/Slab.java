@@ -23,6 +23,9 @@ public final class Slab {
     /** Base address of a direct slab when known; 0 otherwise. */
     public final long address;
     private final CleanableDirectBuffer cleanable;
+    /** Neighbours in the {@link LiveSlabs} that holds this slab, guarded by its lock; null outside one. */
+    Slab previousLive;
+    Slab nextLive;
 
     /**
      * Direct slabs start on a cache line. The system's allocator gives 16-byte alignment, so without this every

@@ -43,6 +43,11 @@ final class ChunkSupply {
         this.nativeTrim = direct && settings.nativeTrimMillis() > 0
             ? new RateLimitedNativeTrim(settings.nativeTrimMillis()) : NativeTrim.NONE;
         this.slabs = new SlabSource(direct, metrics, events, nativeTrim);
+        if (direct) {
+            // Once nothing reaches this supply (every chunk, magazine and buffer object of the pool does), no buffer
+            // can touch a slab: the ones still taken go back. Heap slabs need nothing: the collector takes them.
+            AfterCollection.register(this, slabs.freeAllTask());
+        }
     }
 
     /**

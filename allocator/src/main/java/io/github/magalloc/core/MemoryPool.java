@@ -26,9 +26,11 @@ public final class MemoryPool extends BufferPool {
     private final ChunkSupply supply;
     private final ThreadMagazines threads;
     private final Stripes stripes;
+    private final boolean direct;
 
     public MemoryPool(ByteBufAllocator allocator, boolean direct, PoolSettings settings, PoolEvents events) {
         super(allocator, settings.debug());
+        this.direct = direct;
         // The retry on exhausted memory first gives back the stripes' empty chunks (made just below).
         this.supply = new ChunkSupply(this, direct, settings, events, this::trimStripes);
         this.threads = new ThreadMagazines(supply, settings.threadLocalMagazinesForAllThreads());
@@ -51,6 +53,20 @@ public final class MemoryPool extends BufferPool {
             return stripes.allocate(sizeClass, initialCapacity, maxCapacity);
         }
         return allocateAboveSizeClasses(initialCapacity, maxCapacity);
+    }
+
+    /**
+     * New memory for a buffer that moves: as {@link #allocate}, but not counted as a request (the waste statistics
+     * count what users ask for, not the allocator's own moves).
+     */
+    private MagByteBuf allocateForMove(int capacity, int maxCapacity) {
+        if (capacity <= SizeClasses.MAX_SIZE) {
+            int sizeClass = SizeClasses.indexOf(capacity);
+            ThreadMagazine magazine = threads.current();
+            return magazine != null ? magazine.allocateForMove(sizeClass, capacity, maxCapacity)
+                : stripes.allocateForMove(sizeClass, capacity, maxCapacity);
+        }
+        return allocateAboveSizeClasses(capacity, maxCapacity);
     }
 
     private MagByteBuf allocateAboveSizeClasses(int initialCapacity, int maxCapacity) {
@@ -114,7 +130,7 @@ public final class MemoryPool extends BufferPool {
      * without the reference count's CAS: no other code has seen that object.
      */
     private void moveTo(MagByteBuf buf, int capacity, int index, int bytes) {
-        MagByteBuf fresh = allocate(capacity, buf.maxCapacity());
+        MagByteBuf fresh = allocateForMove(capacity, buf.maxCapacity());
         buf.copyContentTo(fresh, index, bytes);
         buf.swapMemory(fresh);
         boolean slotsSwapped = swapSegmentSlots(buf, fresh);
@@ -203,6 +219,16 @@ public final class MemoryPool extends BufferPool {
     }
 
     // ------------------------------------------------------------------ what the metric and the tests read
+
+    /** Whether this pool's memory is direct (else heap). */
+    public boolean isDirect() {
+        return direct;
+    }
+
+    /** The identity hash of the allocator this pool belongs to: what names it in flight-recorder events. */
+    public int allocatorId() {
+        return System.identityHashCode(allocator());
+    }
 
     public PoolMetrics metrics() {
         return supply.metrics;

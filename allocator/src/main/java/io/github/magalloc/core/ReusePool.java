@@ -3,9 +3,8 @@ package io.github.magalloc.core;
 import io.github.magalloc.buffer.Slab;
 import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The reuse queue for empty memory, bounded by a byte budget rather than by the number of cores.
@@ -31,10 +30,15 @@ final class ReusePool {
     /** {@code budget <= ceiling}; after every offer, {@code pooledBytes <= ceiling}. */
     private final long ceiling;
     private final int maxSlabSize;
-    /** Per size class; a list because Java has no arrays of a generic type. */
-    private final List<MpmcAtomicArrayQueue<SizeClassChunk>> chunks;
-    /** Per power-of-two slab size from {@link SizeClasses#MIN_CHUNK_SIZE}. */
-    private final List<MpmcAtomicArrayQueue<Slab>> slabs;
+    /**
+     * Per size class, made at the first offer: a queue holds up to the ceiling's worth of entries, so an allocator
+     * that made every one up front would carry hundreds of KiB of empty queues for the classes it never retires a
+     * chunk of.
+     */
+    private final AtomicReferenceArray<MpmcAtomicArrayQueue<SizeClassChunk>> chunks =
+        new AtomicReferenceArray<>(SizeClasses.COUNT);
+    /** Per power-of-two slab size from {@link SizeClasses#MIN_CHUNK_SIZE}, made at the first offer. */
+    private final AtomicReferenceArray<MpmcAtomicArrayQueue<Slab>> slabs;
     private final AtomicLong pooledBytes = new AtomicLong();
 
     ReusePool(long budgetBytes, long ceilingBytes, int maxSlabSize) {
@@ -44,18 +48,18 @@ final class ReusePool {
         this.budget = budgetBytes;
         this.ceiling = ceilingBytes;
         this.maxSlabSize = maxSlabSize;
-        List<MpmcAtomicArrayQueue<SizeClassChunk>> chunkQueues = new ArrayList<>();
-        for (int i = 0; i < SizeClasses.COUNT; i++) {
-            chunkQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(ceilingBytes, SizeClasses.firstChunkSizeOf(i))));
+        this.slabs = new AtomicReferenceArray<>(Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1);
+    }
+
+    /** The queue of {@code index}, made by the first caller that needs one (a lost race takes the winner's). */
+    private static <T> MpmcAtomicArrayQueue<T> queueOf(AtomicReferenceArray<MpmcAtomicArrayQueue<T>> queues,
+                                                        int index, long ceilingBytes, long entryBytes) {
+        MpmcAtomicArrayQueue<T> queue = queues.get(index);
+        if (queue == null) {
+            queues.compareAndSet(index, null, new MpmcAtomicArrayQueue<>(capacityFor(ceilingBytes, entryBytes)));
+            queue = queues.get(index);
         }
-        this.chunks = List.copyOf(chunkQueues);
-        int buckets = Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1;
-        List<MpmcAtomicArrayQueue<Slab>> slabQueues = new ArrayList<>();
-        for (int i = 0; i < buckets; i++) {
-            long slabSize = (long) SizeClasses.MIN_CHUNK_SIZE << i;
-            slabQueues.add(new MpmcAtomicArrayQueue<>(capacityFor(ceilingBytes, slabSize)));
-        }
-        this.slabs = List.copyOf(slabQueues);
+        return queue;
     }
 
     private static int capacityFor(long ceilingBytes, long entryBytes) {
@@ -68,7 +72,8 @@ final class ReusePool {
 
     /** An empty chunk of the class, ready to be owned by a magazine, or null. */
     SizeClassChunk pollChunk(int sizeClass) {
-        SizeClassChunk chunk = chunks.get(sizeClass).poll();
+        MpmcAtomicArrayQueue<SizeClassChunk> queue = chunks.get(sizeClass);
+        SizeClassChunk chunk = queue == null ? null : queue.poll();
         if (chunk != null) {
             pooledBytes.addAndGet(-chunk.slab.size);
         }
@@ -77,7 +82,9 @@ final class ReusePool {
 
     /** Keeps an empty chunk if the ceiling allows; returns false if the caller must free its slab. */
     boolean offerChunk(SizeClassChunk chunk) {
-        return offer(chunks.get(chunk.sizeClass), chunk, chunk.slab.size, ceiling);
+        int sizeClass = chunk.sizeClass;
+        return offer(queueOf(chunks, sizeClass, ceiling, SizeClasses.firstChunkSizeOf(sizeClass)), chunk,
+            chunk.slab.size, ceiling);
     }
 
     /**
@@ -94,7 +101,7 @@ final class ReusePool {
                 return slab;
             }
         }
-        for (int other = 0; other < chunks.size(); other++) {
+        for (int other = 0; other < chunks.length(); other++) {
             if (other != sizeClass && SizeClasses.firstChunkSizeOf(other) >= smallest
                 && SizeClasses.chunkSizeOf(other) <= largest) {
                 SizeClassChunk chunk = pollChunk(other);
@@ -108,7 +115,7 @@ final class ReusePool {
 
     /** An empty bare slab of {@code size} bytes or more (the smallest available), or null; for large chunks. */
     Slab pollSlabAtLeast(int size) {
-        for (int i = bucketOf(size); i < slabs.size(); i++) {
+        for (int i = bucketOf(size); i < slabs.length(); i++) {
             Slab slab = pollBareSlab(i);
             if (slab != null) {
                 return slab;
@@ -128,18 +135,19 @@ final class ReusePool {
     }
 
     private boolean offerBareSlab(Slab slab, long limit) {
-        return isPoolableSlabSize(slab.size) && offer(slabs.get(bucketOf(slab.size)), slab, slab.size, limit);
+        return isPoolableSlabSize(slab.size)
+            && offer(queueOf(slabs, bucketOf(slab.size), ceiling, slab.size), slab, slab.size, limit);
     }
 
     /** Removes one pooled slab of any kind (trim), or returns null when the pool is empty. */
     Slab pollAny() {
-        for (int i = slabs.size() - 1; i >= 0; i--) {
+        for (int i = slabs.length() - 1; i >= 0; i--) {
             Slab slab = pollBareSlab(i);
             if (slab != null) {
                 return slab;
             }
         }
-        for (int i = 0; i < chunks.size(); i++) {
+        for (int i = 0; i < chunks.length(); i++) {
             SizeClassChunk chunk = pollChunk(i);
             if (chunk != null) {
                 return chunk.slab;
@@ -173,7 +181,8 @@ final class ReusePool {
     }
 
     private Slab pollBareSlab(int bucket) {
-        Slab slab = slabs.get(bucket).poll();
+        MpmcAtomicArrayQueue<Slab> queue = slabs.get(bucket);
+        Slab slab = queue == null ? null : queue.poll();
         if (slab != null) {
             pooledBytes.addAndGet(-slab.size);
         }

@@ -1,14 +1,17 @@
 package io.github.magalloc.core;
 
+import io.github.magalloc.buffer.LiveSlabs;
 import io.github.magalloc.buffer.Slab;
 import io.netty.util.internal.PlatformDependent;
 
 /**
  * Slabs from the system and back, for one kind of memory, and their accounting: every slab taken or freed goes
- * through here, so {@link PoolMetrics#reservedBytes()} is exactly the bytes of the slabs alive.
+ * through here, so {@link PoolMetrics#reservedBytes()} is exactly the bytes of the slabs alive, and every slab alive
+ * is in {@link #live}, from which the slabs of a pool nothing reaches any more are freed ({@link #freeAllTask}).
  */
 final class SlabSource {
     private final boolean direct;
+    private final LiveSlabs live = new LiveSlabs();
     private final PoolMetrics metrics;
     private final PoolEvents events;
     /** Asked for after every direct slab's memory went back to the C allocator. */
@@ -27,13 +30,20 @@ final class SlabSource {
      */
     Slab take(int size, boolean pooled) {
         Slab slab = direct ? Slab.direct(size) : Slab.heap(size);
+        live.add(slab);
         metrics.slabAllocated(slab.size);
         events.slabAllocated(slab.size, pooled, slab.address, metrics.reservedBytes());
         return slab;
     }
 
-    /** Gives {@code slab} back to the system; exactly once, when no buffer can reach it any more. */
+    /**
+     * Gives {@code slab} back to the system; exactly once, when no buffer can reach it any more. Only the caller that
+     * takes it out of {@link #live} frees it; while the pool is reachable that is always this one.
+     */
     void free(Slab slab, boolean pooled) {
+        if (!live.remove(slab)) {
+            return;
+        }
         slab.free();
         metrics.slabFreed(slab.size);
         events.slabFreed(slab.size, pooled, slab.address, metrics.reservedBytes());
@@ -56,6 +66,27 @@ final class SlabSource {
             NativeTrim afterCollection = trim; // the task must not reference the slab
             AfterCollection.register(slab.memoryOwner(), () -> afterCollection.afterFree(bytes));
         }
+    }
+
+    /**
+     * The task that frees the pool's slabs once nothing reaches the pool any more (a dropped allocator), then asks
+     * for a trim of the C heap. It references none of the pool's parts but the list of slabs and the trim, so it does
+     * not keep the pool alive.
+     */
+    Runnable freeAllTask() {
+        LiveSlabs slabs = live;
+        NativeTrim afterFree = DirectMemoryRelease.IS_CHEAP ? trim : NativeTrim.NONE;
+        return () -> {
+            long bytes = slabs.freeAll();
+            if (bytes > 0) {
+                afterFree.afterFree(bytes);
+            }
+        };
+    }
+
+    /** Bytes of the slabs alive, as the list of them counts. */
+    long liveBytes() {
+        return live.bytes();
     }
 
     /** The error for a slab of {@code size} bytes that could not be taken even after freeing what the pool held. */

@@ -63,7 +63,7 @@ final class Stripe extends Magazine {
      * {@code threadObjects} unless remembered. A virtual thread: this stripe's {@link #virtualThreadObjects}; it gets
      * no cache and no {@code ThreadLocal} entry, which would be garbage when it ends.
      */
-    ObjectCache objectsOfCaller(ThreadLocal<BufferObjectCache> threadObjects) {
+    ObjectCache objectsOfCaller(PlainThreadObjects threadObjects) {
         assert lock.isHeld();
         BufferObjectCache objects = lastPlainThreadObjects;
         Thread caller = Thread.currentThread();
@@ -73,7 +73,7 @@ final class Stripe extends Magazine {
         if (PlatformDependent.isVirtualThread(caller)) {
             return virtualThreadObjects;
         }
-        objects = threadObjects.get();
+        objects = threadObjects.ofCurrentThread();
         lastPlainThreadObjects = objects;
         return objects;
     }
@@ -84,8 +84,10 @@ final class Stripe extends Magazine {
      * Returns false, instead of taking a slab from the system, only without a spare: the caller then takes one
      * with no lock held, because the JDK may collect garbage and sleep before it gives up direct memory, and the
      * threads waiting for this lock must not wait for that too.
+     * A {@code request} is counted in the size class's requests; a move's new memory is not.
      */
-    boolean allocate(MagByteBuf buf, int sizeClass, int initialCapacity, int maxCapacity, Slab spare) {
+    boolean allocate(MagByteBuf buf, int sizeClass, int initialCapacity, int maxCapacity, Slab spare,
+                     boolean request) {
         assert lock.isHeld();
         SizeClassChunk chunk = current(sizeClass);
         int segment;
@@ -99,7 +101,9 @@ final class Stripe extends Magazine {
             supply.releaseSlab(spare);
         }
         buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
-        requests.count(sizeClass, initialCapacity);
+        if (request) {
+            requests.count(sizeClass, initialCapacity);
+        }
         return true;
     }
 

@@ -8,9 +8,7 @@ import io.netty.util.internal.PlatformDependent;
  * The stripes of one pool and how a plain thread (one without a magazine of its own) allocates from them: it tries
  * every stripe's lock without waiting, starting at its own (by thread id), so threads spread out, and waits on its
  * own stripe only when all are busy. It brings a buffer object (protocol 5 (buffer objects)): a platform thread of
- * its own thread's cache, kept in a JDK {@code ThreadLocal} (these threads are mostly not
- * {@code FastThreadLocalThread}s, for which that is one lookup where Netty's takes two, and it takes no slot of
- * Netty's index table, which never gives slots back); a virtual thread of the stripe's {@link VirtualThreadObjects}.
+ * its own thread's cache ({@link PlainThreadObjects}); a virtual thread of the stripe's {@link VirtualThreadObjects}.
  */
 final class Stripes {
     /** The size class argument of a request above the size classes: a run of pages in a large chunk. */
@@ -18,8 +16,8 @@ final class Stripes {
 
     private final ChunkSupply supply;
     private final Stripe[] stripes;
-    /** Buffer objects of the threads without a magazine of their own. */
-    private final ThreadLocal<BufferObjectCache> plainThreadObjects;
+    /** Buffer objects of the platform threads without a magazine of their own. */
+    private final PlainThreadObjects plainThreadObjects;
 
     Stripes(ChunkSupply supply, int count) {
         this.supply = supply;
@@ -27,19 +25,28 @@ final class Stripes {
         for (int i = 0; i < count; i++) {
             stripes[i] = new Stripe(supply);
         }
-        this.plainThreadObjects =
-            ThreadLocal.withInitial(() -> new BufferObjectCache(supply, Thread.currentThread().getId()));
+        this.plainThreadObjects = new PlainThreadObjects(supply);
     }
 
     /** A buffer of {@code sizeClass}, or a run of pages if it is {@link #ABOVE_SIZE_CLASSES}. */
     MagByteBuf allocate(int sizeClass, int initialCapacity, int maxCapacity) {
+        return allocate(sizeClass, initialCapacity, maxCapacity, true);
+    }
+
+    /** New memory for a buffer that moves (growth, a shrink): like {@link #allocate}, but no request is counted. */
+    MagByteBuf allocateForMove(int sizeClass, int capacity, int maxCapacity) {
+        return allocate(sizeClass, capacity, maxCapacity, false);
+    }
+
+    /** {@code request}: counted in the size class's requests (the waste statistics), or a move, which is not. */
+    private MagByteBuf allocate(int sizeClass, int initialCapacity, int maxCapacity, boolean request) {
         Stripe stripe = lockStripe();
         MagByteBuf buf;
         int slabSize;
         try {
             // The object first: if making it fails, nothing else was taken.
             buf = stripe.objectsOfCaller(plainThreadObjects).take();
-            if (allocate(stripe, buf, sizeClass, initialCapacity, maxCapacity, null)) {
+            if (allocate(stripe, buf, sizeClass, initialCapacity, maxCapacity, null, request)) {
                 return buf;
             }
             slabSize = sizeClass == ABOVE_SIZE_CLASSES ? stripe.newLargeSlabSize(initialCapacity)
@@ -54,7 +61,7 @@ final class Stripes {
         Slab slab = supply.allocateSlab(slabSize); // may throw OutOfMemoryError: only the object was taken
         stripe = lockStripe();
         try {
-            allocate(stripe, buf, sizeClass, initialCapacity, maxCapacity, slab);
+            allocate(stripe, buf, sizeClass, initialCapacity, maxCapacity, slab, request);
             return buf;
         } finally {
             stripe.unlock();
@@ -62,9 +69,9 @@ final class Stripes {
     }
 
     private static boolean allocate(Stripe stripe, MagByteBuf buf, int sizeClass, int initialCapacity,
-                                    int maxCapacity, Slab spare) {
+                                    int maxCapacity, Slab spare, boolean request) {
         return sizeClass == ABOVE_SIZE_CLASSES ? stripe.allocateLarge(buf, initialCapacity, maxCapacity, spare)
-            : stripe.allocate(buf, sizeClass, initialCapacity, maxCapacity, spare);
+            : stripe.allocate(buf, sizeClass, initialCapacity, maxCapacity, spare, request);
     }
 
     /**
@@ -73,7 +80,7 @@ final class Stripes {
      */
     MagByteBuf takeObject() {
         if (!PlatformDependent.isVirtualThread(Thread.currentThread())) {
-            return plainThreadObjects.get().take();
+            return plainThreadObjects.ofCurrentThread().take();
         }
         Stripe stripe = lockStripe();
         try {

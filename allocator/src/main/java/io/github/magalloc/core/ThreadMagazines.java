@@ -4,6 +4,7 @@ import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.internal.PlatformDependent;
 
+import java.lang.ref.WeakReference;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,14 +15,22 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link #attachCurrentThread}), or if every platform thread gets one; other threads, virtual threads always, use
  * the {@link Stripes}.
  *
- * <p>A magazine ends exactly once ({@link #end}): when its thread exits ({@link #onRemoval}, which Netty runs on
- * the exiting thread), detaches, or is found dead by {@link #reapDeadThreadMagazines} (a new thread magazine and
- * {@code trim()} look). The live set decides who ends it: only the caller that removes it from the set.
+ * <p>A magazine ends exactly once ({@link #end}): when its thread exits ({@link MagazineSlot#onRemoval}, which Netty
+ * runs on the exiting thread), detaches, or is found dead by {@link #reapDeadThreadMagazines} (a new thread magazine
+ * and {@code trim()} look). The live set decides who ends it: only the caller that removes it from the set.
+ *
+ * <p><b>No thread keeps a pool.</b> A thread's entry lives as long as the thread (Netty never frees a thread-local's
+ * index), so it holds the magazine weakly, and the thread-local object every thread keeps in its removal set holds
+ * nothing of the pool: the live set is the magazine's one strong holder. So an allocator nobody references is
+ * collected with everything it holds while the threads that used it run on; each thread keeps a cleared weak
+ * reference and an index slot of it (a few dozen bytes).
  */
-final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
+final class ThreadMagazines {
     private final ChunkSupply supply;
     private final boolean forAllThreads;
-    /** Thread magazines alive; lets trim() reach them and dead threads' magazines be ended. */
+    /** Each thread's link to its magazine: {@code slot.getIfExists().get()} is the magazine, or null. */
+    private final MagazineSlot slot = new MagazineSlot();
+    /** Thread magazines alive, strongly: lets trim() reach them and dead threads' magazines be ended. */
     private final Set<ThreadMagazine> live = ConcurrentHashMap.newKeySet();
     /**
      * True once any thread that is not a {@code FastThreadLocalThread} may have a magazine of its own. Read on every
@@ -43,8 +52,12 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
         if (!(thread instanceof FastThreadLocalThread) && (!lvPlainThreadMagazines() || isVirtual(thread))) {
             return null;
         }
-        ThreadMagazine magazine = getIfExists();
-        return magazine != null ? magazine : newMagazineIfEligible();
+        WeakReference<ThreadMagazine> link = slot.getIfExists();
+        ThreadMagazine magazine;
+        if (link != null && (magazine = link.get()) != null) {
+            return magazine;
+        }
+        return newMagazineIfEligible();
     }
 
     /**
@@ -59,25 +72,22 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
     /** Cold: the first allocation of an event-loop (or opted-in) thread creates its magazine. */
     private ThreadMagazine newMagazineIfEligible() {
         if (forAllThreads || FastThreadLocalThread.currentThreadWillCleanupFastThreadLocals()) {
-            return get();
+            return newMagazine();
         }
         return null;
     }
 
-    @Override
-    protected ThreadMagazine initialValue() {
+    /** Cold: a magazine for the calling thread, in the live set, linked from the thread. */
+    private ThreadMagazine newMagazine() {
         // A new thread is a good moment to look for dead ones: no lock is held here, and thread churn is exactly
         // what leaves dead threads' magazines behind.
         reapDeadThreadMagazines();
         ThreadMagazine magazine = new ThreadMagazine(supply, Thread.currentThread());
+        magazine.registry = this;
         live.add(magazine);
+        slot.set(new WeakReference<>(magazine));
         supply.events.magazineCreated(live.size());
         return magazine;
-    }
-
-    @Override
-    protected void onRemoval(ThreadMagazine magazine) {
-        end(magazine);
     }
 
     /**
@@ -90,16 +100,19 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
                 + "magazine of their own (there are too many and they live too briefly); they share the stripes");
         }
         svPlainThreadMagazines(true);
-        get();
+        WeakReference<ThreadMagazine> link = slot.getIfExists();
+        if (link == null || link.get() == null) {
+            newMagazine();
+        }
     }
 
     /** Ends the calling thread's magazine, if any. */
     void detachCurrentThread() {
-        remove();
+        slot.remove();
     }
 
     /** Ends {@code magazine} if this call is the one that takes it out of the live set; returns whether it was. */
-    private boolean end(ThreadMagazine magazine) {
+    boolean end(ThreadMagazine magazine) {
         if (live.remove(magazine)) {
             magazine.end();
             // The owner allocates no more (it ended the magazine itself, or it is dead), so its counts are final.
@@ -152,5 +165,20 @@ final class ThreadMagazines extends FastThreadLocal<ThreadMagazine> {
 
     private void svPlainThreadMagazines(boolean value) {
         plainThreadMagazines = value;
+    }
+
+    /**
+     * A thread's weak link to its magazine. Static and field-free: every thread that sets it keeps it in its removal
+     * set for its whole life, so it must reach nothing of the pool. Its removal (the thread exits, or detaches) ends
+     * the magazine if it is still there.
+     */
+    private static final class MagazineSlot extends FastThreadLocal<WeakReference<ThreadMagazine>> {
+        @Override
+        protected void onRemoval(WeakReference<ThreadMagazine> link) {
+            ThreadMagazine magazine = link.get();
+            if (magazine != null && magazine.registry != null) {
+                magazine.registry.end(magazine);
+            }
+        }
     }
 }

@@ -32,9 +32,9 @@ public final class JfrEvents {
     }
 
     /** Reports {@code pool}'s requests per size class in the periodic {@code magalloc.SizeClassRequests} event. */
-    public static void watchRequests(MemoryPool pool, int allocatorId, boolean direct) {
+    public static void watchRequests(MemoryPool pool) {
         if (AVAILABLE) {
-            JfrPoolEvents.watchRequests(pool, allocatorId, direct);
+            JfrPoolEvents.watchRequests(pool);
         }
     }
 }

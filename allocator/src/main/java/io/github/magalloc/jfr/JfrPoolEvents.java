@@ -36,8 +36,8 @@ final class JfrPoolEvents implements PoolEvents {
     private final boolean direct;
 
     /** See {@link JfrEvents#watchRequests}; here, where the event classes may be named. */
-    static void watchRequests(MemoryPool pool, int allocatorId, boolean direct) {
-        SizeClassRequestsEvent.watch(pool, allocatorId, direct);
+    static void watchRequests(MemoryPool pool) {
+        SizeClassRequestsEvent.watch(pool);
     }
 
     JfrPoolEvents(int allocatorId, boolean direct) {

@@ -2,15 +2,13 @@ package io.github.magalloc.jfr;
 
 import io.github.magalloc.core.MemoryPool;
 import io.github.magalloc.core.SizeClasses;
+import io.github.magalloc.core.WatchList;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.Period;
-
-import java.lang.ref.WeakReference;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Periodic: for every size class an allocator has allocated from, the allocations, bytes requested and bytes handed
@@ -24,7 +22,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 @Period("60 s")
 final class SizeClassRequestsEvent extends MagallocEvent {
     /** The pools whose counts each period reports; weakly, so an allocator nobody uses can be collected. */
-    private static final ConcurrentLinkedQueue<Watched> WATCHED = new ConcurrentLinkedQueue<>();
+    private static final WatchList<MemoryPool> WATCHED = new WatchList<>();
 
     static {
         FlightRecorder.addPeriodicEvent(SizeClassRequestsEvent.class, SizeClassRequestsEvent::emitAll);
@@ -51,35 +49,29 @@ final class SizeClassRequestsEvent extends MagallocEvent {
     @DataAmount
     long handedOutBytes;
 
-    private record Watched(WeakReference<MemoryPool> pool, int allocatorId, boolean direct) {
-    }
-
     /** Reports {@code pool}'s counts at every period from now on, while it is reachable. */
-    static void watch(MemoryPool pool, int allocatorId, boolean direct) {
-        WATCHED.add(new Watched(new WeakReference<>(pool), allocatorId, direct));
+    static void watch(MemoryPool pool) {
+        WATCHED.add(pool);
     }
 
     private static void emitAll() {
-        for (Watched watched : WATCHED) {
-            MemoryPool pool = watched.pool.get();
-            if (pool == null) {
-                WATCHED.remove(watched);
+        WATCHED.forEach(SizeClassRequestsEvent::emit);
+    }
+
+    private static void emit(MemoryPool pool) {
+        long[] counts = pool.requestCounts();
+        for (int c = 0; c < SizeClasses.COUNT; c++) {
+            if (counts[c << 1] == 0) {
                 continue;
             }
-            long[] counts = pool.requestCounts();
-            for (int c = 0; c < SizeClasses.COUNT; c++) {
-                if (counts[c << 1] == 0) {
-                    continue;
-                }
-                SizeClassRequestsEvent event = new SizeClassRequestsEvent();
-                event.setPool(watched.allocatorId, watched.direct);
-                event.sizeClass = c;
-                event.segmentSize = SizeClasses.sizeOf(c);
-                event.allocations = counts[c << 1];
-                event.requestedBytes = counts[(c << 1) + 1];
-                event.handedOutBytes = event.allocations * event.segmentSize;
-                event.commit();
-            }
+            SizeClassRequestsEvent event = new SizeClassRequestsEvent();
+            event.setPool(pool.allocatorId(), pool.isDirect());
+            event.sizeClass = c;
+            event.segmentSize = SizeClasses.sizeOf(c);
+            event.allocations = counts[c << 1];
+            event.requestedBytes = counts[(c << 1) + 1];
+            event.handedOutBytes = event.allocations * event.segmentSize;
+            event.commit();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.magalloc.receive;
 
+import io.github.magalloc.core.WatchList;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
@@ -8,9 +9,6 @@ import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.Period;
-
-import java.lang.ref.WeakReference;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Periodic: a receive allocator's counts since it was made ({@link ReceiveMetric}), one event per allocator at each
@@ -26,8 +24,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 @Enabled(false)
 final class ReceiveStatisticsEvent extends jdk.jfr.Event {
     /** The receive allocators each period reports; weakly, so one nobody uses can be collected. */
-    private static final ConcurrentLinkedQueue<WeakReference<ReceiveMetricProvider>> WATCHED =
-        new ConcurrentLinkedQueue<>();
+    private static final WatchList<ReceiveMetricProvider> WATCHED = new WatchList<>();
 
     static {
         FlightRecorder.addPeriodicEvent(ReceiveStatisticsEvent.class, ReceiveStatisticsEvent::emitAll);
@@ -56,24 +53,26 @@ final class ReceiveStatisticsEvent extends jdk.jfr.Event {
     long capacityCutBack;
 
     static void watch(ReceiveMetricProvider receive) {
-        WATCHED.add(new WeakReference<>(receive));
+        WATCHED.add(receive);
+    }
+
+    /** Entries of the list, cleared ones not yet removed included; for tests. */
+    static int watchedCount() {
+        return WATCHED.size();
     }
 
     private static void emitAll() {
-        for (WeakReference<ReceiveMetricProvider> watched : WATCHED) {
-            ReceiveMetricProvider receive = watched.get();
-            if (receive == null) {
-                WATCHED.remove(watched);
-                continue;
-            }
-            ReceiveMetric metric = receive.metric();
-            ReceiveStatisticsEvent event = new ReceiveStatisticsEvent();
-            event.receiveAllocatorId = receive.hashCode();
-            event.reads = metric.reads();
-            event.bytesRead = metric.bytesRead();
-            event.capacityAllocated = metric.capacityAllocated();
-            event.capacityCutBack = metric.capacityCutBack();
-            event.commit();
-        }
+        WATCHED.forEach(ReceiveStatisticsEvent::emit);
+    }
+
+    private static void emit(ReceiveMetricProvider receive) {
+        ReceiveMetric metric = receive.metric();
+        ReceiveStatisticsEvent event = new ReceiveStatisticsEvent();
+        event.receiveAllocatorId = receive.hashCode();
+        event.reads = metric.reads();
+        event.bytesRead = metric.bytesRead();
+        event.capacityAllocated = metric.capacityAllocated();
+        event.capacityCutBack = metric.capacityCutBack();
+        event.commit();
     }
 }

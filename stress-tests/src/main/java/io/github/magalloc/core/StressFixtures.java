@@ -156,11 +156,11 @@ final class StressFixtures {
         }
         Stripe stripe = (Stripe) magazine;
         MagByteBuf buf = newBufferObject(pool);
-        if (stripe.allocate(buf, SIZE_CLASS, 100, Integer.MAX_VALUE, null)) {
+        if (stripe.allocate(buf, SIZE_CLASS, 100, Integer.MAX_VALUE, null, true)) {
             return buf;
         }
         Slab slab = pool.supply().allocateSlab(stripe.nextChunkSize(SIZE_CLASS));
-        stripe.allocate(buf, SIZE_CLASS, 100, Integer.MAX_VALUE, slab);
+        stripe.allocate(buf, SIZE_CLASS, 100, Integer.MAX_VALUE, slab, true);
         return buf;
     }
 

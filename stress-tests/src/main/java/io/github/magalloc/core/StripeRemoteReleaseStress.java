@@ -50,7 +50,7 @@ public class StripeRemoteReleaseStress {
         released = pool.supply().newBufferObject(new BufferObjectCache(pool.supply(), new Thread().getId()));
         stripe.lock();
         try {
-            if (!stripe.allocate(released, StressFixtures.SIZE_CLASS, 100, Integer.MAX_VALUE, null)) {
+            if (!stripe.allocate(released, StressFixtures.SIZE_CLASS, 100, Integer.MAX_VALUE, null, true)) {
                 throw new IllegalStateException("the test chunk had no free segment");
             }
         } finally {
