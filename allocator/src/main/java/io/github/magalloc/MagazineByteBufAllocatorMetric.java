@@ -78,23 +78,33 @@ public final class MagazineByteBufAllocatorMetric implements ByteBufAllocatorMet
     }
 
     /**
+     * Allocations and bytes requested per size class since the allocator started, summed over every magazine once:
+     * read every class from one snapshot rather than calling {@link #allocations} and its siblings per class, each of
+     * which sums every magazine again. Counted by each magazine's owner with plain writes (a thread magazine's current
+     * chunk adds its counts when it stops being current or at a decay tick), so a snapshot may lag; a buffer that
+     * moves (growth, a shrink) is no new request and is not counted.
+     */
+    public SizeClassRequests sizeClassRequests(boolean isDirect) {
+        return new SizeClassRequests(pool(isDirect).requestCounts());
+    }
+
+    /**
      * Buffers of size class {@code index} allocated since the allocator started. With {@link #requestedBytes} it
      * shows the class's rounding: {@code allocations(d, i) * sizeClassSize(i)} bytes handed out for
-     * {@code requestedBytes(d, i)} asked for. Counted by each magazine's owner with plain writes, summed here over
-     * every magazine: a snapshot that may lag.
+     * {@code requestedBytes(d, i)} asked for. Each call takes a {@link #sizeClassRequests} snapshot of its own.
      */
     public long allocations(boolean isDirect, int index) {
-        return pool(isDirect).requestCounts()[index << 1];
+        return sizeClassRequests(isDirect).allocations(index);
     }
 
     /** Bytes requested (initial capacities) by the allocations of size class {@code index}; see {@link #allocations}. */
     public long requestedBytes(boolean isDirect, int index) {
-        return pool(isDirect).requestCounts()[(index << 1) + 1];
+        return sizeClassRequests(isDirect).requestedBytes(index);
     }
 
     /** Bytes handed out to the allocations of size class {@code index}: allocations times the class's size. */
     public long handedOutBytes(boolean isDirect, int index) {
-        return allocations(isDirect, index) * SizeClasses.sizeOf(index);
+        return sizeClassRequests(isDirect).handedOutBytes(index);
     }
 
     /** Slabs taken from the system since the allocator started (a slow-path counter). */

@@ -47,6 +47,48 @@ class RequestStatisticsTest {
         assertThat(metric.requestedBytes(false, class4096)).isEqualTo(metric.handedOutBytes(false, class4096));
     }
 
+    /**
+     * A buffer that grows or is cut moves to other memory, which is no request of the user's: only the first
+     * allocation counts, on an event loop's magazine and on the stripes alike.
+     */
+    @Test
+    void aMoveIsNotCountedAsARequest() throws Exception {
+        Thread loop = new DefaultThreadFactory("requests-loop").newThread(this::allocateGrowAndCut);
+        loop.start();
+        loop.join();
+        allocateGrowAndCut();
+        SizeClassRequests direct = metric.sizeClassRequests(true);
+        assertThat(direct.allocations(SizeClasses.indexOf(100))).as("the allocations").isEqualTo(2);
+        for (int grownTo : new int[] {5000, 10_000, 40}) {
+            assertThat(direct.allocations(SizeClasses.indexOf(grownTo))).as("moved to %d bytes", grownTo).isZero();
+        }
+    }
+
+    /** 100 bytes (the 112-byte class), grown to 5,000 (a move, with room for 10,000), then cut to 40 (a move). */
+    private void allocateGrowAndCut() {
+        ByteBuf buf = allocator.directBuffer(100);
+        buf.capacity(5000);
+        buf.capacity(40);
+        assertThat(buf.capacity()).isEqualTo(40);
+        buf.release();
+    }
+
+    /** One snapshot holds every class's numbers from one moment: handed out is allocations times the class's size. */
+    @Test
+    void aSnapshotsNumbersAgree() {
+        for (int i = 0; i < 50; i++) {
+            allocator.directBuffer(1 + 37 * i).release();
+        }
+        SizeClassRequests requests = metric.sizeClassRequests(true);
+        long total = 0;
+        for (int c = 0; c < requests.sizeClassCount(); c++) {
+            assertThat(requests.handedOutBytes(c)).isEqualTo(requests.allocations(c) * SizeClasses.sizeOf(c));
+            assertThat(requests.requestedBytes(c)).isLessThanOrEqualTo(requests.handedOutBytes(c));
+            total += requests.allocations(c);
+        }
+        assertThat(total).isEqualTo(50);
+    }
+
     @Test
     void aLiveEventLoopsRequestsShowAtItsNextDecayTick() throws Exception {
         MagazineByteBufAllocator ticking = MagazineByteBufAllocator.builder().decayMillis(50).build();

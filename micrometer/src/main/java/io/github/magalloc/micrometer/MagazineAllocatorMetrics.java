@@ -68,6 +68,9 @@ import java.util.function.ToDoubleFunction;
 public final class MagazineAllocatorMetrics implements MeterBinder {
     private final MagazineByteBufAllocatorMetric metric;
     private final Tags tags;
+    /** What a scrape's request counters read, one snapshot per memory type per scrape. */
+    final RecentRequests heapRequests = new RecentRequests(false);
+    final RecentRequests directRequests = new RecentRequests(true);
 
     public MagazineAllocatorMetrics(MagazineByteBufAllocator allocator) {
         this(allocator, Tags.empty());
@@ -101,6 +104,7 @@ public final class MagazineAllocatorMetrics implements MeterBinder {
             "Chunks still held by the magazines of threads that ended, for buffers not yet released",
             m -> m.endedThreadsMemory(direct));
 
+        RecentRequests requests = direct ? directRequests : heapRequests;
         for (int sizeClass = 0; sizeClass < metric.sizeClassCount(); sizeClass++) {
             int index = sizeClass;
             Tags sizeTags = memory.and("segment.size", String.valueOf(metric.sizeClassSize(index)));
@@ -112,16 +116,18 @@ public final class MagazineAllocatorMetrics implements MeterBinder {
                 .description("Chunks of the size class a magazine put to use (new, or from the reuse pool)")
                 .tags(sizeTags)
                 .register(registry);
-            FunctionCounter.builder("magalloc.requests", metric, m -> m.allocations(direct, index))
+            FunctionCounter.builder("magalloc.requests", metric, m -> requests.of(m).allocations(index))
                 .description("Buffers of the size class allocated")
                 .tags(sizeTags)
                 .register(registry);
-            FunctionCounter.builder("magalloc.requests.requested", metric, m -> m.requestedBytes(direct, index))
+            FunctionCounter.builder("magalloc.requests.requested", metric,
+                    m -> requests.of(m).requestedBytes(index))
                 .description("Bytes the size class's allocations asked for (their initial capacities)")
                 .baseUnit(BaseUnits.BYTES)
                 .tags(sizeTags)
                 .register(registry);
-            FunctionCounter.builder("magalloc.requests.handed.out", metric, m -> m.handedOutBytes(direct, index))
+            FunctionCounter.builder("magalloc.requests.handed.out", metric,
+                    m -> requests.of(m).handedOutBytes(index))
                 .description("Bytes the size class's allocations were given: allocations times the segment size")
                 .baseUnit(BaseUnits.BYTES)
                 .tags(sizeTags)

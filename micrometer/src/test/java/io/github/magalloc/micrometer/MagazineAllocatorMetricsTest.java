@@ -2,6 +2,7 @@ package io.github.magalloc.micrometer;
 
 import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.MagazineByteBufAllocatorMetric;
+import io.micrometer.core.instrument.Measurement;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -27,6 +28,25 @@ class MagazineAllocatorMetricsTest {
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
     private final MagazineByteBufAllocatorMetric metric = allocator.metric();
     private final MeterRegistry registry = new SimpleMeterRegistry();
+
+    /** A scrape reads three request counters per size class; they share one snapshot per memory type. */
+    @Test
+    void aScrapeSumsTheMagazinesRequestsOncePerMemoryType() {
+        MagazineAllocatorMetrics binder = new MagazineAllocatorMetrics(allocator);
+        binder.bindTo(registry);
+        releaseAll(allocate(SMALL, 3));
+        double requests = 0;
+        for (Meter meter : registry.getMeters()) {
+            for (Measurement measurement : meter.measure()) {
+                if (meter.getId().getName().equals("magalloc.requests")) {
+                    requests += measurement.getValue();
+                }
+            }
+        }
+        assertThat(requests).isEqualTo(3);
+        assertThat(binder.directRequests.taken()).isEqualTo(1);
+        assertThat(binder.heapRequests.taken()).isEqualTo(1);
+    }
 
     @Test
     void gaugesAndCountersFollowAllocationAndRelease() {

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelConfig;
 import io.netty.channel.MaxMessagesRecvByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
+import io.netty.util.internal.ObjectUtil;
 
 /**
  * Adds the cut of {@link RightSizingRecvByteBufAllocator} to any receive allocator: a fixed size
@@ -27,8 +28,11 @@ public final class ReadBufferCutting {
      * {@code allocator} with its read buffers cut to their bytes. The result is a
      * {@link MaxMessagesRecvByteBufAllocator} when {@code allocator} is one (channel configs need that for
      * {@code setMaxMessagesPerRead}), and a {@link ReceiveMetricProvider} that counts its reads.
+     *
+     * @throws NullPointerException if {@code allocator} is null
      */
     public static RecvByteBufAllocator wrap(RecvByteBufAllocator allocator) {
+        ObjectUtil.checkNotNull(allocator, "allocator");
         Cutting cutting = allocator instanceof MaxMessagesRecvByteBufAllocator
             ? new CuttingMaxMessages((MaxMessagesRecvByteBufAllocator) allocator)
             : new Cutting(allocator);
@@ -119,8 +123,10 @@ public final class ReadBufferCutting {
             return delegate.guess();
         }
 
+        /** A new read loop: a buffer of the last one (its read may have thrown) is no longer this handle's. */
         @Override
         public void reset(ChannelConfig config) {
+            last = null;
             delegate.reset(config);
         }
 

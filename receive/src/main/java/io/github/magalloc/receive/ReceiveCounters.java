@@ -41,9 +41,22 @@ final class ReceiveCounters {
             return;
         }
         int capacity = buf.capacity();
-        if (bytes <= capacity >>> 1) {
-            buf.capacity(bytes);
+        if (bytes <= capacity >>> 1 && cut(buf, bytes)) {
             capacityCutBack.add(capacity - bytes);
+        }
+    }
+
+    /**
+     * Best effort: a cut that moves the buffer allocates its new memory before it frees the old, so with memory
+     * exhausted it fails. The read itself succeeded, and an exception here would make Netty close the channel, so the
+     * buffer goes up the pipeline as it is, uncut, and keeps its bytes (the move changes nothing when it fails).
+     */
+    private static boolean cut(ByteBuf buf, int bytes) {
+        try {
+            buf.capacity(bytes);
+            return true;
+        } catch (OutOfMemoryError exhausted) {
+            return false;
         }
     }
 

@@ -2,6 +2,7 @@ package io.github.magalloc.receive;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
 
 /**
@@ -107,6 +108,13 @@ public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRec
         @Override
         public int guess() {
             return ReceiveSizes.sizeAt(index);
+        }
+
+        /** A new read loop: a buffer of the last one (its read may have thrown) is no longer this handle's. */
+        @Override
+        public void reset(ChannelConfig config) {
+            last = null;
+            super.reset(config);
         }
 
         @Override
