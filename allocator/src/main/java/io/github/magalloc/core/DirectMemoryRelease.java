@@ -27,7 +27,7 @@ final class DirectMemoryRelease {
     }
 
     /** {@code Module.isNativeAccessEnabled()}, a JDK 22 method, called reflectively as the baseline is JDK 17. */
-    private static boolean isNativeAccessEnabled(Module module) {
+    static boolean isNativeAccessEnabled(Module module) {
         try {
             return (Boolean) Module.class.getMethod("isNativeAccessEnabled").invoke(module);
         } catch (ReflectiveOperationException | RuntimeException e) {
