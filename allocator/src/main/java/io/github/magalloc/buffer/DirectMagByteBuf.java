@@ -41,13 +41,6 @@ class DirectMagByteBuf extends MagByteBuf {
     }
 
     @Override
-    final void poison(int index, int bytes) {
-        for (int i = index; i < index + bytes; i++) {
-            slabBuffer.put(offset + i, POISON);
-        }
-    }
-
-    @Override
     final ByteBuffer newInternalNioBuffer() {
         return slabBuffer.duplicate();
     }

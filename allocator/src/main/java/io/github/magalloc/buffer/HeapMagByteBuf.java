@@ -10,7 +10,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.Arrays;
 
 /** A magalloc buffer in a heap slab ({@code byte[]}); multi-byte access through byte-array view handles. */
 final class HeapMagByteBuf extends MagByteBuf {
@@ -45,11 +44,6 @@ final class HeapMagByteBuf extends MagByteBuf {
     @Override
     public void copyContentTo(MagByteBuf target, int index, int bytes) {
         System.arraycopy(array, offset + index, ((HeapMagByteBuf) target).array, target.offset + index, bytes);
-    }
-
-    @Override
-    void poison(int index, int bytes) {
-        Arrays.fill(array, offset + index, offset + index + bytes, POISON);
     }
 
     @Override

@@ -163,7 +163,9 @@ public abstract class MagByteBuf extends CountedByteBuf {
     public abstract void copyContentTo(MagByteBuf target, int index, int bytes);
 
     /** Writes {@link #POISON} over {@code bytes} bytes of the memory from {@code index} (debug mode). */
-    abstract void poison(int index, int bytes);
+    final void poison(int index, int bytes) {
+        memory.slab.fill(offset + index, bytes, POISON);
+    }
 
     /** Writes {@link #POISON} over all reserved bytes (debug mode, before the memory is given back). */
     final void poison() {

@@ -5,6 +5,7 @@ import io.netty.util.internal.PlatformDependent;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * One block of memory taken from the system: a {@code byte[]} for heap pools, a direct {@link ByteBuffer} for
@@ -81,6 +82,27 @@ public final class Slab {
      */
     public Object memoryOwner() {
         return cleanable == null ? null : cleanable.buffer();
+    }
+
+    /** Writes {@code value} over {@code length} bytes from {@code offset} (debug mode's poison). */
+    public void fill(int offset, int length, byte value) {
+        if (array != null) {
+            Arrays.fill(array, offset, offset + length, value);
+            return;
+        }
+        for (int i = offset, end = offset + length; i < end; i++) {
+            buffer.put(i, value);
+        }
+    }
+
+    /** The first index of {@code [offset, offset + length)} whose byte is not {@code value}, or -1 (debug mode). */
+    public int firstNot(int offset, int length, byte value) {
+        for (int i = offset, end = offset + length; i < end; i++) {
+            if ((array != null ? array[i] : buffer.get(i)) != value) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Gives the memory back to the system. Called exactly once, when no buffer can reach the slab any more. */

@@ -187,6 +187,16 @@ final class ChunkSupply {
      * stripe's lock: the retry locks every stripe.
      */
     private Slab allocateSlab(int size, boolean pooled) {
+        Slab slab = takeSlab(size, pooled);
+        if (pooled && isDebug()) {
+            // Debug mode: every free byte of a chunk is poison, so that a write into memory nobody holds shows at
+            // its next hand-out (DebugMemory).
+            slab.fill(0, slab.size, MagByteBuf.POISON);
+        }
+        return slab;
+    }
+
+    private Slab takeSlab(int size, boolean pooled) {
         try {
             return slabs.take(size, pooled);
         } catch (OutOfMemoryError first) {

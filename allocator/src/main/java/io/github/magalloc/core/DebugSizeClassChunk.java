@@ -7,8 +7,9 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
  * A size-classed chunk in debug mode: it tracks which segments buffers hold, so that a segment handed out twice or
- * released twice fails at once and names the segment, and it keeps no segment objects (every allocation gets a new
- * one, so a stale reference never reaches another buffer). A type of its own, made only by a pool in debug mode:
+ * released twice fails at once and names the segment, it checks that a segment was not written since it was freed
+ * before handing it out ({@link DebugMemory}), and it keeps no segment objects (every allocation gets a new one, so
+ * a stale reference never reaches another buffer). A type of its own, made only by a pool in debug mode:
  * the production chunk's allocation and release carry no debug check, and where this class is never loaded the JIT
  * knows it.
  */
@@ -23,6 +24,7 @@ final class DebugSizeClassChunk extends SizeClassChunk {
 
     @Override
     int allocateSegment() {
+        checkNextUnwritten();
         int segment = super.allocateSegment();
         if (segment >= 0) {
             markInUse(segment);
@@ -32,6 +34,7 @@ final class DebugSizeClassChunk extends SizeClassChunk {
 
     @Override
     MagByteBuf allocateBound() {
+        checkNextUnwritten();
         MagByteBuf buf = super.allocateBound();
         if (buf != null) {
             markInUse(buf.segment());
@@ -51,6 +54,14 @@ final class DebugSizeClassChunk extends SizeClassChunk {
     @Override
     boolean keepsObjects() {
         return false;
+    }
+
+    /** The segment the next pop takes, checked before it is taken, so that a report takes nothing. */
+    private void checkNextUnwritten() {
+        int n = freeCount;
+        if (n > 0) {
+            DebugMemory.checkUnwrittenSinceFreed(slab, offsetOf(freeSegments[n - 1]), segmentSize);
+        }
     }
 
     private void markInUse(int segment) {

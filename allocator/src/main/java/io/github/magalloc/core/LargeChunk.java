@@ -136,8 +136,16 @@ final class LargeChunk extends Chunk {
      */
     @Override
     protected void release(MagByteBuf buf, long threadId) {
-        int first = buf.offset() >>> PAGE_SHIFT;
-        int pages = buf.reservedBytes() >>> PAGE_SHIFT;
+        freeRun(buf.offset(), buf.reservedBytes());
+    }
+
+    /**
+     * Gives back the run of {@code runBytes} at {@code offset}, on any thread: a buffer's release, or a run debug mode
+     * refused to hand out ({@link LargeChunks}).
+     */
+    void freeRun(int offset, int runBytes) {
+        int first = offset >>> PAGE_SHIFT;
+        int pages = runBytes >>> PAGE_SHIFT;
         boolean empty;
         boolean giveBack;
         lock.lock();

@@ -50,6 +50,7 @@ final class LargeChunks {
             LargeChunk chunk = chunks.get(i);
             int offset = chunk.allocate(runBytes);
             if (offset >= 0) {
+                checkUnwrittenIfDebug(chunk, offset, runBytes);
                 chunk.decayMark = false;
                 buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
                 if (spare != null) {
@@ -70,8 +71,26 @@ final class LargeChunks {
         magazine.onChunkTaken();
         LargeChunk chunk = new LargeChunk(slab, supply, magazine);
         chunks.add(chunk);
-        buf.init(chunk, -1, chunk.allocate(runBytes), runBytes, initialCapacity, maxCapacity);
+        int offset = chunk.allocate(runBytes);
+        checkUnwrittenIfDebug(chunk, offset, runBytes);
+        buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
         return true;
+    }
+
+    /**
+     * Debug mode: the run just taken was not written since it was freed ({@link DebugMemory}); else it goes back, and
+     * the allocation fails with the report.
+     */
+    private void checkUnwrittenIfDebug(LargeChunk chunk, int offset, int runBytes) {
+        if (!supply.isDebug()) {
+            return;
+        }
+        try {
+            DebugMemory.checkUnwrittenSinceFreed(chunk.slab, offset, runBytes);
+        } catch (IllegalStateException written) {
+            chunk.freeRun(offset, runBytes);
+            throw written;
+        }
     }
 
     /**
