@@ -152,8 +152,8 @@ public final class E2eServer implements AutoCloseable {
     /**
      * Runs the server until its standard input closes (so it never outlives the runner that started it) or it gets
      * SIGTERM. Prints one line "READY port=P admin=A allocator=... transport=..." when it accepts connections.
-     * Arguments: --allocator magalloc|adaptive|pooled|unpooled, --transport nio|epoll, --threads N, --mode direct|proxy,
-     * --protocol http1|http2, --tls none|jdk|openssl.
+     * Arguments: --allocator magalloc|adaptive|pooled|unpooled, --transport nio|epoll, --threads N,
+     * --mode direct|proxy, --protocol http1|http2, --tls none|jdk|openssl.
      */
     public static void main(String[] args) throws Exception {
         Args a = new Args(args);

@@ -16,7 +16,8 @@ import java.util.Map;
  * @param openConnections    server-side channels open (HTTP and proxy front end)
  * @param proxyCrossThread   proxied buffers released on another event loop than the one that read them
  * @param proxySameThread    proxied buffers released on the event loop that read them (expected 0)
- * @param buffersChecked     inbound buffers checked for their allocator on the server's channels ({@link AllocatorCheck})
+ * @param buffersChecked     inbound buffers checked for their allocator on the server's channels
+ *                           ({@link AllocatorCheck})
  * @param buffersForeign     of those, buffers not from the server's allocator (expected 0)
  */
 public record ServerStats(long requests, long allocatedBytes, long gcCount, long gcMillis, long rssBytes,

@@ -50,8 +50,9 @@ public enum Tls {
     }
 
     /**
-     * The load generator's context, asking for exactly {@code protocol} by ALPN. It trusts any certificate: the server's
-     * is self-signed, made in another JVM, and the traffic never leaves loopback (h2load does not check it either).
+     * The load generator's context, asking for exactly {@code protocol} by ALPN. It trusts any certificate: the
+     * server's is self-signed, made in another JVM, and the traffic never leaves loopback (h2load does not check it
+     * either).
      */
     public SslContext clientContext(Protocol protocol) throws SSLException {
         return configure(SslContextBuilder.forClient()
