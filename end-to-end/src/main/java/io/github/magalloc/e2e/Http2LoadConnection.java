@@ -22,6 +22,8 @@ import io.netty.util.concurrent.Future;
  */
 final class Http2LoadConnection extends LoadConnection {
     private int inFlight;
+    /** True while {@link #sendMore} writes: it flushes them all at once at the end, as HTTP/1.1 pipelining does. */
+    private boolean batching;
 
     Http2LoadConnection(LoadGenerator.Shared shared, long seed) {
         super(shared, seed);
@@ -42,6 +44,7 @@ final class Http2LoadConnection extends LoadConnection {
 
     @Override
     void sendMore(ChannelHandlerContext ctx) {
+        batching = true;
         while (inFlight < shared.config.pipeline() && shared.tryAcquire()) {
             LoadRequest request = LoadRequest.next(shared.config, random);
             inFlight++;
@@ -58,6 +61,8 @@ final class Http2LoadConnection extends LoadConnection {
                     .open()
                     .addListener((Future<Http2StreamChannel> opened) -> send(ctx, opened, request));
         }
+        batching = false;
+        ctx.flush();
         closeIfDone(ctx);
     }
 
@@ -68,7 +73,9 @@ final class Http2LoadConnection extends LoadConnection {
             return;
         }
         Http2StreamChannel stream = opened.getNow();
-        stream.writeAndFlush(request.toHttp(stream.alloc(), shared.config.host()))
+        // A stream opened after the batch (not on this event loop's stack) flushes its own request.
+        (batching ? stream.write(request.toHttp(stream.alloc(), shared.config.host()))
+                : stream.writeAndFlush(request.toHttp(stream.alloc(), shared.config.host())))
                 .addListener((ChannelFutureListener) f -> {
                     if (!f.isSuccess()) {
                         shared.fail("cannot send on a stream: " + f.cause());
