@@ -12,7 +12,7 @@
 # Other options: --allocators magalloc,adaptive,pooled,unpooled (also pooled_all_threads) --protocol http1|http2
 # --tls none|jdk|openssl --client builtin|h2load --transport nio|epoll --connections 8 --pipeline 4
 # --client-warmup-seconds 10 --seconds N --warmup-seconds N --rounds N --server-threads 1 --server-heap 512m
-# --max-requests N --seed 42 --h2load-echo-size 16384 --json FILE.
+# --server-java-opts "JVM OPTIONS" --max-requests N --seed 42 --h2load-echo-size 16384 --json FILE.
 # MVN_OFFLINE=1 builds with -o; JAVA_HOME selects the JDK (the server JVMs use the same one).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

@@ -151,7 +151,7 @@ public final class E2eServer implements AutoCloseable {
 
     /**
      * Runs the server until its standard input closes (so it never outlives the runner that started it) or it gets
-     * SIGTERM. Prints one line "READY port=P admin=A allocator=... transport=..." when it accepts connections.
+     * SIGTERM. Prints one line "READY port=P admin=A allocator=... pid=..." when it accepts connections.
      * Arguments: --allocator magalloc|adaptive|pooled|unpooled, --transport nio|epoll, --threads N,
      * --mode direct|proxy, --protocol http1|http2, --tls none|jdk|openssl.
      */
@@ -169,9 +169,9 @@ public final class E2eServer implements AutoCloseable {
         ByteBufAllocator alloc = kind.create(true);
         E2eServer server = start(alloc, transport, threads, withProxy, protocol, tls);
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "e2e-server-shutdown"));
-        System.out.printf("READY port=%d admin=%d allocator=%s transport=%s protocol=%s tls=%s class=%s%n",
+        System.out.printf("READY port=%d admin=%d allocator=%s transport=%s protocol=%s tls=%s class=%s pid=%d%n",
                 server.port(), server.adminPort(), kind.label(), transport.name().toLowerCase(Locale.ROOT),
-                protocol.label(), tls.label(), alloc.getClass().getName());
+                protocol.label(), tls.label(), alloc.getClass().getName(), ProcessHandle.current().pid());
         System.out.flush();
         while (System.in.read() >= 0) {
             // wait for EOF

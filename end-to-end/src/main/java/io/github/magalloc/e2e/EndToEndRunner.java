@@ -32,8 +32,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Options: --allocators magalloc,adaptive,pooled,unpooled --mode direct|proxy --protocol http1|http2
  * --tls none|jdk|openssl --client builtin|h2load --transport nio|epoll --client-warmup-seconds 10
  * --warmup-seconds 5 --seconds 20 --rounds 1 --long (20 s warm-up, 60 s measured, 3 rounds) --connections 8
- * --pipeline 4 --server-threads 1 --server-heap 512m --max-requests N --seed 42 --h2load-echo-size 16384
- * --out FILE --json FILE.
+ * --pipeline 4 --server-threads 1 --server-heap 512m --server-java-opts "OPTIONS" --max-requests N --seed 42
+ * --h2load-echo-size 16384 --out FILE --json FILE.
  *
  * <p>With several rounds the allocator order rotates each round and the table shows per-column medians, which damps
  * the effect of other load on a shared machine.
@@ -50,9 +50,13 @@ public final class EndToEndRunner {
         String countLabel();
     }
 
-    /** How to start a server JVM: everything but the allocator. */
+    /**
+     * How to start a server JVM: everything but the allocator.
+     *
+     * @param javaOptions further JVM options, such as a JFR recording to profile the server
+     */
     private record ServerSetup(String mode, Transport transport, int threads, String heap, Protocol protocol,
-                               Tls tls) {
+                               Tls tls, List<String> javaOptions) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -65,7 +69,7 @@ public final class EndToEndRunner {
         Transport transport = Transport.resolve(a.get("transport", "nio"));
         ServerSetup server = new ServerSetup(a.get("mode", "direct").toLowerCase(Locale.ROOT), transport,
                 a.getInt("server-threads", 1), a.get("server-heap", "512m"), Protocol.parse(a.get("protocol", "http1")),
-                Tls.parse(a.get("tls", "none")));
+                Tls.parse(a.get("tls", "none")), splitOptions(a.get("server-java-opts", "")));
         String clientName = a.get("client", "builtin").toLowerCase(Locale.ROOT);
         int warmup = a.getInt("warmup-seconds", longRun ? 20 : 5);
         int seconds = a.getInt("seconds", longRun ? 60 : 20);
@@ -183,13 +187,19 @@ public final class EndToEndRunner {
 
     private static Process startServer(AllocatorKind kind, ServerSetup setup) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + setup.heap(), "-XX:+UseG1GC",
-                "-cp", System.getProperty("java.class.path"), E2eServer.class.getName(),
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + setup.heap(), "-XX:+UseG1GC"));
+        command.addAll(setup.javaOptions());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), E2eServer.class.getName(),
                 "--allocator", kind.label(), "--transport", setup.transport().name(), "--threads",
                 Integer.toString(setup.threads()), "--mode", setup.mode(), "--protocol", setup.protocol().label(),
-                "--tls", setup.tls().label());
+                "--tls", setup.tls().label()));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         return pb.start();
+    }
+
+    private static List<String> splitOptions(String options) {
+        return options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
     }
 
     private static void stopServer(Process server) throws IOException, InterruptedException {
