@@ -218,10 +218,12 @@ public final class EndToEndRunner {
             int port = intField(ready, "port");
             int admin = intField(ready, "admin");
 
-            LoadResult warm = client.run(port, warmup);
-            System.out.println("[" + kind.label() + "] warm-up: " + warm.describe(client.countLabel()));
-            if (warm.failures() > 0) {
-                throw new IllegalStateException(kind.label() + ": warm-up failed: " + warm);
+            if (!warmup.isZero()) {
+                LoadResult warm = client.run(port, warmup);
+                System.out.println("[" + kind.label() + "] warm-up: " + warm.describe(client.countLabel()));
+                if (warm.failures() > 0) {
+                    throw new IllegalStateException(kind.label() + ": warm-up failed: " + warm);
+                }
             }
             ServerStats before = awaitIdle(admin);
             LoadResult measured = client.run(port, measuredTime);
