@@ -82,11 +82,18 @@ final class H2load {
             Path body = dir.resolve("echo.bin");
             writeBody(body);
             int half = load.connections() / 2;
-            Process gen = start(dir, "gen", duration, half, List.of("-i", uris.toString()));
-            Process echo = start(dir, "echo", duration, load.connections() - half,
-                    List.of("-d", body.toString(), base + "/echo"));
-            Summary genSummary = finish(gen, dir, "gen", duration);
-            Summary echoSummary = finish(echo, dir, "echo", duration);
+            List<Process> processes = new ArrayList<>();
+            Summary genSummary;
+            Summary echoSummary;
+            try {
+                processes.add(start(dir, "gen", duration, half, List.of("-i", uris.toString())));
+                processes.add(start(dir, "echo", duration, load.connections() - half,
+                        List.of("-d", body.toString(), base + "/echo")));
+                genSummary = finish(processes.get(0), dir, "gen", duration);
+                echoSummary = finish(processes.get(1), dir, "echo", duration);
+            } finally {
+                processes.forEach(Process::destroyForcibly); // no h2load outlives a failed run
+            }
 
             Histogram latency = LoadGenerator.newHistogram();
             readLog(dir.resolve("gen.log"), latency);
