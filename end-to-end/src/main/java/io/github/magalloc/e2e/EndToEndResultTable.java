@@ -20,8 +20,13 @@ final class EndToEndResultTable {
     }
 
     static String render(List<RunRow> rows) {
+        return render(rows, "verified");
+    }
+
+    /** {@code countLabel} names what the client counts as answered: "verified" (built-in client) or "2xx" (h2load). */
+    static String render(List<RunRow> rows, String countLabel) {
         StringBuilder sb = new StringBuilder();
-        sb.append(header("allocator", "verified", "failed"));
+        sb.append(header("allocator", countLabel, "failed"));
         for (RunRow r : rows) {
             sb.append("| ").append(r.allocator().label()).append(" | ").append(r.verified()).append(" | ")
                     .append(r.failures());

@@ -23,19 +23,40 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs the end-to-end comparison: for each allocator, a fresh server JVM ({@link E2eServer}) and this JVM as the load
- * generator. Warm-up, then a measured window bracketed by the server's /stats, then the server is stopped. Prints a
- * markdown table with ratios to Netty adaptive and pooled. Exits 1 if any response failed verification.
+ * Runs the end-to-end comparison: for each allocator, a fresh server JVM ({@link E2eServer}) driven by this JVM's load
+ * generator ({@link LoadGenerator}) or by h2load ({@link H2load}). Warm-up, then a measured window bracketed by the
+ * server's /stats, then the server is stopped. Prints a markdown table with ratios to Netty adaptive and pooled, and
+ * with --json writes the medians as JSON ({@link ResultJson}). Exits 1 if any request failed, any allocator got no
+ * answer, or the server saw a buffer not from its allocator.
  *
- * <p>Options: --allocators magalloc,adaptive,pooled,unpooled --mode direct|proxy --transport nio|epoll
- * --client-warmup-seconds 10 --warmup-seconds 5 --seconds 20 --rounds 1 --long (20 s warm-up, 60 s measured, 3 rounds) --connections 8
- * --pipeline 4 --server-threads 1 --server-heap 512m --max-requests N --seed 42 --out FILE.
+ * <p>Options: --allocators magalloc,adaptive,pooled,unpooled --mode direct|proxy --protocol http1|http2
+ * --tls none|jdk|openssl --client builtin|h2load --transport nio|epoll --client-warmup-seconds 10
+ * --warmup-seconds 5 --seconds 20 --rounds 1 --long (20 s warm-up, 60 s measured, 3 rounds) --connections 8
+ * --pipeline 4 --server-threads 1 --server-heap 512m --server-java-opts "OPTIONS" --max-requests N --seed 42
+ * --h2load-echo-size 16384 --out FILE --json FILE.
  *
  * <p>With several rounds the allocator order rotates each round and the table shows per-column medians, which damps
  * the effect of other load on a shared machine.
  */
 public final class EndToEndRunner {
     private EndToEndRunner() {
+    }
+
+    /** What drives a server for a while: the built-in generator or h2load. */
+    private interface Client {
+        LoadResult run(int port, Duration duration) throws Exception;
+
+        /** What the client counts as answered: "verified" byte for byte, or "2xx" (h2load checks status only). */
+        String countLabel();
+    }
+
+    /**
+     * How to start a server JVM: everything but the allocator.
+     *
+     * @param javaOptions further JVM options, such as a JFR recording to profile the server
+     */
+    private record ServerSetup(String mode, Transport transport, int threads, String heap, Protocol protocol,
+                               Tls tls, List<String> javaOptions) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -45,79 +66,140 @@ public final class EndToEndRunner {
         for (String k : a.get("allocators", "magalloc,adaptive,pooled,unpooled").split(",")) {
             kinds.add(AllocatorKind.parse(k));
         }
-        String mode = a.get("mode", "direct").toLowerCase(Locale.ROOT);
         Transport transport = Transport.resolve(a.get("transport", "nio"));
+        ServerSetup server = new ServerSetup(a.get("mode", "direct").toLowerCase(Locale.ROOT), transport,
+                a.getInt("server-threads", 1), a.get("server-heap", "512m"), Protocol.parse(a.get("protocol", "http1")),
+                Tls.parse(a.get("tls", "none")), splitOptions(a.get("server-java-opts", "")));
+        String clientName = a.get("client", "builtin").toLowerCase(Locale.ROOT);
         int warmup = a.getInt("warmup-seconds", longRun ? 20 : 5);
         int seconds = a.getInt("seconds", longRun ? 60 : 20);
         int rounds = a.getInt("rounds", longRun ? 3 : 1);
         int clientWarmup = a.getInt("client-warmup-seconds", 10);
-        int serverThreads = a.getInt("server-threads", 1);
-        String heap = a.get("server-heap", "512m");
+        int echoSize = a.getInt("h2load-echo-size", 16384);
         String out = a.get("out", "");
+        String json = a.get("json", "");
         LoadConfig load = new LoadConfig("127.0.0.1", 0, a.getInt("connections", 8), a.getInt("pipeline", 4),
                 Long.parseLong(a.get("max-requests", "50000000")), Duration.ofSeconds(seconds),
                 Long.parseLong(a.get("seed", "42")),
-                List.of(SizeDistribution.SOCKET_PROXY::next, SizeDistribution.API_GATEWAY::next), 0.5, transport);
+                List.of(SizeDistribution.SOCKET_PROXY::next, SizeDistribution.API_GATEWAY::next), 0.5, transport,
+                server.protocol(), server.tls());
         a.rejectUnknown();
 
+        String unavailable = server.tls().unavailability();
+        if (unavailable == null && clientName.equals("h2load")) {
+            unavailable = H2load.unavailability();
+        }
+        if (unavailable != null) {
+            System.err.println(unavailable);
+            System.exit(2);
+        }
+        Client client = client(clientName, load, echoSize);
+
         String setup = String.format(Locale.ROOT,
-                "%s, mode %s, transport %s, %d connections x pipeline %d, warm-up %d s, measured %d s, %d round(s), "
-                        + "server: %d event-loop thread(s) per group, -Xmx%s -XX:+UseG1GC, Java %s, %d CPUs",
-                Instant.now(), mode, transport.name().toLowerCase(Locale.ROOT), load.connections(), load.pipeline(),
-                warmup, seconds, rounds, serverThreads, heap, System.getProperty("java.version"),
+                "%s, mode %s, %s, TLS %s, client %s, transport %s, %d connections x %d %s, warm-up %d s, "
+                        + "measured %d s, %d round(s), server: %d event-loop thread(s) per group, -Xmx%s "
+                        + "-XX:+UseG1GC, Java %s, %d CPUs",
+                Instant.now(), server.mode(), server.protocol().label(), server.tls().label(), clientName,
+                transport.name().toLowerCase(Locale.ROOT), load.connections(), load.pipeline(),
+                server.protocol() == Protocol.HTTP2 ? "streams" : "pipelined", warmup, seconds, rounds,
+                server.threads(), server.heap(), System.getProperty("java.version"),
                 Runtime.getRuntime().availableProcessors());
+        if (clientName.equals("h2load")) {
+            setup += ", h2load: GET /gen over " + H2load.URI_COUNT + " URIs and POST /echo of " + echoSize + " B";
+        }
         System.out.println("# " + setup);
-        warmClient(kinds.get(0), mode, transport, serverThreads, heap, clientWarmup, load);
+        if (clientName.equals("builtin")) {
+            warmClient(kinds.get(0), server, clientWarmup, client);
+        }
         Map<AllocatorKind, List<RunRow>> byKind = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < kinds.size(); i++) {
                 AllocatorKind kind = kinds.get((i + round) % kinds.size());
                 byKind.computeIfAbsent(kind, k -> new ArrayList<>())
-                        .add(runOne(kind, mode, transport, serverThreads, heap, warmup, load));
+                        .add(runOne(kind, server, Duration.ofSeconds(warmup), Duration.ofSeconds(seconds), client));
             }
         }
         List<RunRow> rows = new ArrayList<>();
         for (AllocatorKind kind : kinds) {
             rows.add(RunRow.median(byKind.get(kind)));
         }
-        String table = EndToEndResultTable.render(rows);
+        String table = EndToEndResultTable.render(rows, client.countLabel());
         System.out.println();
         System.out.println(table);
         if (!out.isEmpty()) {
             Files.writeString(Path.of(out), "Setup: " + setup + "\n\n" + table, StandardCharsets.UTF_8);
         }
+        if (!json.isEmpty()) {
+            Files.writeString(Path.of(json), ResultJson.render(rows), StandardCharsets.UTF_8);
+        }
         boolean failed = rows.stream().anyMatch(r -> r.failures() > 0 || r.verified() == 0);
         System.exit(failed ? 1 : 0);
+    }
+
+    private static Client client(String name, LoadConfig load, int echoSize) {
+        if (name.equals("h2load")) {
+            H2load h2load = new H2load(load, echoSize);
+            return new Client() {
+                @Override
+                public LoadResult run(int port, Duration duration) throws Exception {
+                    return h2load.run(port, duration);
+                }
+
+                @Override
+                public String countLabel() {
+                    return "2xx";
+                }
+            };
+        }
+        if (name.equals("builtin")) {
+            return new Client() {
+                @Override
+                public LoadResult run(int port, Duration duration) throws Exception {
+                    return LoadGenerator.run(load.withPort(port).withBudget(load.maxRequests(), duration));
+                }
+
+                @Override
+                public String countLabel() {
+                    return "verified";
+                }
+            };
+        }
+        throw new IllegalArgumentException("--client builtin|h2load, not " + name);
     }
 
     /**
      * This JVM's load generator gets faster as its JIT warms up, which would favour whichever allocator runs last:
      * warm it first against a throwaway server, discarded.
      */
-    private static void warmClient(AllocatorKind kind, String mode, Transport transport, int serverThreads,
-                                   String heap, int seconds, LoadConfig load) throws Exception {
+    private static void warmClient(AllocatorKind kind, ServerSetup setup, int seconds, Client client)
+            throws Exception {
         if (seconds <= 0) {
             return;
         }
-        Process server = startServer(kind, mode, transport, serverThreads, heap);
+        Process server = startServer(kind, setup);
         try {
-            LoadConfig cfg = load.withPort(intField(awaitReady(server), "port"));
-            LoadResult warm = LoadGenerator.run(cfg.withBudget(Long.MAX_VALUE, Duration.ofSeconds(seconds)));
-            System.out.println("[client warm-up, discarded] " + warm);
+            LoadResult warm = client.run(intField(awaitReady(server), "port"), Duration.ofSeconds(seconds));
+            System.out.println("[client warm-up, discarded] " + warm.describe(client.countLabel()));
         } finally {
             stopServer(server);
         }
     }
 
-    private static Process startServer(AllocatorKind kind, String mode, Transport transport, int serverThreads,
-                                       String heap) throws IOException {
+    private static Process startServer(AllocatorKind kind, ServerSetup setup) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + heap, "-XX:+UseG1GC",
-                "-cp", System.getProperty("java.class.path"), E2eServer.class.getName(),
-                "--allocator", kind.label(), "--transport", transport.name(), "--threads",
-                Integer.toString(serverThreads), "--mode", mode);
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + setup.heap(), "-XX:+UseG1GC"));
+        command.addAll(setup.javaOptions());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), E2eServer.class.getName(),
+                "--allocator", kind.label(), "--transport", setup.transport().name(), "--threads",
+                Integer.toString(setup.threads()), "--mode", setup.mode(), "--protocol", setup.protocol().label(),
+                "--tls", setup.tls().label()));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.redirectError(ProcessBuilder.Redirect.INHERIT);
         return pb.start();
+    }
+
+    private static List<String> splitOptions(String options) {
+        return options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
     }
 
     private static void stopServer(Process server) throws IOException, InterruptedException {
@@ -127,24 +209,32 @@ public final class EndToEndRunner {
         }
     }
 
-    private static RunRow runOne(AllocatorKind kind, String mode, Transport transport, int serverThreads,
-                                 String heap, int warmup, LoadConfig load) throws Exception {
-        Process server = startServer(kind, mode, transport, serverThreads, heap);
+    private static RunRow runOne(AllocatorKind kind, ServerSetup setup, Duration warmup, Duration measuredTime,
+                                 Client client) throws Exception {
+        Process server = startServer(kind, setup);
         try {
             String ready = awaitReady(server);
             System.out.println("[" + kind.label() + "] server " + ready);
-            LoadConfig cfg = load.withPort(intField(ready, "port"));
+            int port = intField(ready, "port");
             int admin = intField(ready, "admin");
 
-            LoadResult warm = LoadGenerator.run(cfg.withBudget(Long.MAX_VALUE, Duration.ofSeconds(warmup)));
-            System.out.println("[" + kind.label() + "] warm-up: " + warm);
-            if (warm.failures() > 0) {
-                throw new IllegalStateException(kind.label() + ": warm-up failed verification: " + warm);
+            if (!warmup.isZero()) {
+                LoadResult warm = client.run(port, warmup);
+                System.out.println("[" + kind.label() + "] warm-up: " + warm.describe(client.countLabel()));
+                if (warm.failures() > 0) {
+                    throw new IllegalStateException(kind.label() + ": warm-up failed: " + warm);
+                }
             }
             ServerStats before = awaitIdle(admin);
-            LoadResult measured = LoadGenerator.run(cfg);
+            LoadResult measured = client.run(port, measuredTime);
             ServerStats after = awaitIdle(admin);
-            System.out.println("[" + kind.label() + "] measured: " + measured);
+            System.out.println("[" + kind.label() + "] measured: " + measured.describe(client.countLabel())
+                    + "; server buffers checked " + after.buffersChecked() + ", not from the allocator "
+                    + after.buffersForeign());
+            if (after.buffersForeign() > 0) {
+                throw new IllegalStateException(kind.label() + ": " + after.buffersForeign()
+                        + " buffers on the server's channels did not come from its allocator");
+            }
             return RunRow.of(kind, measured, before, after);
         } finally {
             stopServer(server);

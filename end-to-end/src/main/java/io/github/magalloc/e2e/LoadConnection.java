@@ -1,113 +1,109 @@
 package io.github.magalloc.e2e;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpVersion;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import org.HdrHistogram.Histogram;
 
-import java.util.ArrayDeque;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One load-generator connection: keeps up to {@code pipeline} requests in flight and checks each response against the
- * request it answers (HTTP/1.1 answers in order). Everything here runs on the connection's event loop.
+ * One load-generator connection, the last handler of its pipeline: adds its protocol's codecs in front of itself and
+ * starts sending, at once in plain text, over TLS once the handshake is done and ALPN has agreed on the protocol. It
+ * keeps up to {@code pipeline} requests in flight, checks every response against its request, records its latency,
+ * and closes when the budget is spent and everything is answered. Everything here runs on the connection's event loop.
  */
-final class LoadConnection extends SimpleChannelInboundHandler<FullHttpResponse> {
-    private record Pending(boolean echo, int size, long seed, long startNanos) {
-    }
-
-    private final LoadGenerator.Shared shared;
-    private final Random random;
-    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+abstract class LoadConnection extends ChannelInboundHandlerAdapter {
+    final LoadGenerator.Shared shared;
+    final Random random;
     final Histogram latencyNanos = LoadGenerator.newHistogram();
     /** Completed once the connection is closed and fully accounted for. */
     final CompletableFuture<Void> done = new CompletableFuture<>();
+    private boolean started;
 
     LoadConnection(LoadGenerator.Shared shared, long seed) {
         this.shared = shared;
         this.random = new Random(seed);
     }
 
+    /** Adds the protocol's codecs just before this handler. */
+    abstract void addCodecs(ChannelHandlerContext ctx);
+
+    /** Sends requests while fewer than {@code pipeline} are in flight and the budget allows. */
+    abstract void sendMore(ChannelHandlerContext ctx);
+
+    /** Requests sent and not answered. */
+    abstract int inFlight();
+
     @Override
-    public void channelActive(ChannelHandlerContext ctx) {
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.pipeline().get(SslHandler.class) == null) {
+            addCodecs(ctx);
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        if (ctx.pipeline().get(SslHandler.class) == null) {
+            start(ctx);
+        }
+        super.channelActive(ctx);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+        if (evt instanceof SslHandshakeCompletionEvent) {
+            SslHandshakeCompletionEvent handshake = (SslHandshakeCompletionEvent) evt;
+            String expected = shared.config.protocol().alpnId();
+            String negotiated = ctx.pipeline().get(SslHandler.class).applicationProtocol();
+            if (!handshake.isSuccess()) {
+                shared.fail("TLS handshake: " + handshake.cause());
+                ctx.close();
+            } else if (!expected.equals(negotiated)) {
+                shared.fail("ALPN: asked for " + expected + ", server chose " + negotiated);
+                ctx.close();
+            } else {
+                addCodecs(ctx);
+                start(ctx);
+            }
+        }
+        super.userEventTriggered(ctx, evt);
+    }
+
+    private void start(ChannelHandlerContext ctx) {
+        started = true;
         sendMore(ctx);
     }
 
-    private void sendMore(ChannelHandlerContext ctx) {
-        boolean wrote = false;
-        while (pending.size() < shared.config.pipeline() && shared.tryAcquire()) {
-            ctx.write(nextRequest(ctx), ctx.voidPromise());
-            wrote = true;
-        }
-        if (wrote) {
-            ctx.flush();
-        }
-        if (pending.isEmpty()) {
-            ctx.close(); // budget spent and everything answered
-        }
-    }
-
-    private FullHttpRequest nextRequest(ChannelHandlerContext ctx) {
-        LoadConfig c = shared.config;
-        int size = c.sizes().get(random.nextInt(c.sizes().size())).next(random);
-        long seed = random.nextLong();
-        boolean echo = random.nextDouble() < c.echoFraction();
-        FullHttpRequest req;
-        if (echo) {
-            ByteBuf body = ctx.alloc().buffer(size);
-            Payload.fill(body, seed, size);
-            req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, "/echo", body);
-        } else {
-            req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, "/gen", Unpooled.EMPTY_BUFFER);
-            req.headers().setInt(HttpServerHandler.SIZE_HEADER, size);
-            req.headers().set(HttpServerHandler.SEED_HEADER, seed);
-        }
-        req.headers().set(HttpHeaderNames.HOST, c.host());
-        req.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, req.content().readableBytes());
-        pending.add(new Pending(echo, size, seed, System.nanoTime()));
-        return req;
-    }
-
-    @Override
-    protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse resp) {
-        long now = System.nanoTime();
-        Pending p = pending.poll();
-        String problem;
-        if (p == null) {
-            problem = "response without a request";
-        } else if (!resp.decoderResult().isSuccess()) {
-            problem = "undecodable response: " + resp.decoderResult().cause();
-        } else if (!resp.status().equals(HttpResponseStatus.OK)) {
-            problem = "status " + resp.status();
-        } else {
-            problem = Payload.verify(resp.content(), p.seed(), p.size());
-        }
+    /** Records a verified response, or counts the failure and closes the connection. */
+    void answered(ChannelHandlerContext ctx, LoadRequest request, String problem, long nowNanos) {
         if (problem != null) {
-            shared.fail((p != null && p.echo() ? "echo: " : "gen: ") + problem);
+            shared.fail(problem);
             ctx.close();
             return;
         }
-        latencyNanos.recordValue(Math.min(now - p.startNanos(), latencyNanos.getHighestTrackableValue()));
+        latencyNanos.recordValue(Math.min(nowNanos - request.startNanos(), latencyNanos.getHighestTrackableValue()));
         shared.verified.increment();
-        sendMore(ctx);
+    }
+
+    /** Closes the connection once the budget is spent and nothing is in flight. */
+    void closeIfDone(ChannelHandlerContext ctx) {
+        if (inFlight() == 0) {
+            ctx.close();
+        }
     }
 
     @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (!pending.isEmpty()) {
-            shared.fail("connection closed with " + pending.size() + " requests unanswered");
-            pending.clear();
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        if (!started) {
+            shared.fail("connection closed before it could send");
+        } else if (inFlight() > 0) {
+            shared.fail("connection closed with " + inFlight() + " requests unanswered");
         }
         done.complete(null);
+        super.channelInactive(ctx);
     }
 
     @Override

@@ -7,11 +7,11 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.HdrHistogram.Histogram;
 
+import javax.net.ssl.SSLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Netty HTTP/1.1 client on loopback that drives a {@link LoadConfig} and verifies every response. Its own allocator is
+ * Netty HTTP client on loopback (HTTP/1.1 or HTTP/2, plain text or TLS: {@link Http1LoadConnection},
+ * {@link Http2LoadConnection}) that drives a {@link LoadConfig} and verifies every response. Its own allocator is
  * always Netty's adaptive one, whatever the server uses, so only the server side changes between runs.
  *
  * <p>Latency is recorded with HdrHistogram from the moment a request is written until its response is read, so with
@@ -75,7 +76,7 @@ public final class LoadGenerator {
         }
     }
 
-    public static LoadResult run(LoadConfig config) throws InterruptedException {
+    public static LoadResult run(LoadConfig config) throws InterruptedException, SSLException {
         EventLoopGroup group = config.transport().newGroup(1, new DefaultThreadFactory("e2e-load"));
         try {
             return run(config, group);
@@ -84,7 +85,8 @@ public final class LoadGenerator {
         }
     }
 
-    public static LoadResult run(LoadConfig config, EventLoopGroup group) throws InterruptedException {
+    public static LoadResult run(LoadConfig config, EventLoopGroup group) throws InterruptedException, SSLException {
+        SslContext ssl = config.tls().enabled() ? config.tls().clientContext(config.protocol()) : null;
         long start = System.nanoTime();
         Shared shared = new Shared(config, start);
         List<LoadConnection> handlers = new ArrayList<>();
@@ -96,12 +98,16 @@ public final class LoadGenerator {
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000);
         for (int i = 0; i < config.connections(); i++) {
-            LoadConnection handler = new LoadConnection(shared, config.seed() * 1_000_003L + i);
+            long seed = config.seed() * 1_000_003L + i;
+            LoadConnection handler = config.protocol() == Protocol.HTTP2 ? new Http2LoadConnection(shared, seed)
+                    : new Http1LoadConnection(shared, seed);
             ChannelFuture f = b.clone().handler(new ChannelInitializer<Channel>() {
                 @Override
                 protected void initChannel(Channel ch) {
-                    ch.pipeline().addLast(new HttpClientCodec(),
-                            new HttpObjectAggregator(E2eServer.MAX_CONTENT), handler);
+                    if (ssl != null) {
+                        ch.pipeline().addLast(ssl.newHandler(ch.alloc(), config.host(), config.port()));
+                    }
+                    ch.pipeline().addLast(handler); // adds its codecs, after the handshake over TLS
                 }
             }).connect(config.host(), config.port());
             if (!f.await(15, TimeUnit.SECONDS) || !f.isSuccess()) {

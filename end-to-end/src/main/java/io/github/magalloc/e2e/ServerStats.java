@@ -16,10 +16,13 @@ import java.util.Map;
  * @param openConnections    server-side channels open (HTTP and proxy front end)
  * @param proxyCrossThread   proxied buffers released on another event loop than the one that read them
  * @param proxySameThread    proxied buffers released on the event loop that read them (expected 0)
+ * @param buffersChecked     inbound buffers checked for their allocator on the server's channels
+ *                           ({@link AllocatorCheck})
+ * @param buffersForeign     of those, buffers not from the server's allocator (expected 0)
  */
 public record ServerStats(long requests, long allocatedBytes, long gcCount, long gcMillis, long rssBytes,
                           long allocatorUsedBytes, long openConnections, long proxyCrossThread,
-                          long proxySameThread) {
+                          long proxySameThread, long buffersChecked, long buffersForeign) {
 
     public String toText() {
         return "requests=" + requests + "\n"
@@ -30,7 +33,9 @@ public record ServerStats(long requests, long allocatedBytes, long gcCount, long
                 + "allocatorUsedBytes=" + allocatorUsedBytes + "\n"
                 + "openConnections=" + openConnections + "\n"
                 + "proxyCrossThread=" + proxyCrossThread + "\n"
-                + "proxySameThread=" + proxySameThread + "\n";
+                + "proxySameThread=" + proxySameThread + "\n"
+                + "buffersChecked=" + buffersChecked + "\n"
+                + "buffersForeign=" + buffersForeign + "\n";
     }
 
     public static ServerStats parse(String text) {
@@ -43,7 +48,8 @@ public record ServerStats(long requests, long allocatedBytes, long gcCount, long
         }
         return new ServerStats(get(m, "requests"), get(m, "allocatedBytes"), get(m, "gcCount"), get(m, "gcMillis"),
                 get(m, "rssBytes"), get(m, "allocatorUsedBytes"), get(m, "openConnections"),
-                get(m, "proxyCrossThread"), get(m, "proxySameThread"));
+                get(m, "proxyCrossThread"), get(m, "proxySameThread"), get(m, "buffersChecked"),
+                get(m, "buffersForeign"));
     }
 
     private static long get(Map<String, Long> m, String key) {

@@ -13,33 +13,45 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.ReferenceCountUtil;
 
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A plain TCP proxy, client -> proxy -> backend. Front-end connections live on {@code frontGroup}, their backend
- * connections on the distinct {@code backendGroup}, so every buffer read on one side is written and released by the
- * other side's event loop: the cross-thread release case. Reads are driven by write completion (auto-read off), which
- * bounds what is in flight per connection.
+ * A TCP proxy, client -> proxy -> backend, that can terminate TLS: with a front-end {@code SslContext} it decrypts what
+ * the client sends and encrypts what the backend answers, and talks to the backend in plain text. It forwards bytes
+ * and does not parse HTTP, so the client and the backend speak the same protocol (HTTP/2 over TLS in front is h2c with
+ * prior knowledge behind). Front-end connections live on {@code frontGroup}, their backend connections on the distinct
+ * {@code backendGroup}, so every buffer read on one side is written and released by the other side's event loop: the
+ * cross-thread release case, through TLS too (buffers decrypted in front are released behind, and buffers read behind
+ * are encrypted and released in front). Reads are driven by write completion (auto-read off), which bounds what is in
+ * flight per connection.
  */
 public final class TcpProxy {
     private final LongAdder crossThread = new LongAdder();
     private final LongAdder sameThread = new LongAdder();
-    private final Channel serverChannel;
+    private final AllocatorCheck check;
+    /** Set by {@link #start} once bound, before it returns. */
+    private Channel serverChannel;
 
-    private TcpProxy(Channel serverChannel) {
-        this.serverChannel = serverChannel;
+    private TcpProxy(AllocatorCheck check) {
+        this.check = check;
     }
 
+    /**
+     * @param frontTls null for plain text in front too
+     * @param check    sees every buffer read in front (and decrypted, with TLS) and behind
+     */
     public static TcpProxy start(Transport transport, ByteBufAllocator alloc, EventLoopGroup frontGroup,
                                  EventLoopGroup backendGroup, SocketAddress bind, SocketAddress backend,
-                                 ChannelGroup openChannels) throws InterruptedException {
+                                 ChannelGroup openChannels, SslContext frontTls, AllocatorCheck check)
+            throws InterruptedException {
         if (frontGroup == backendGroup) {
             throw new IllegalArgumentException("front and backend groups must differ for cross-thread release");
         }
-        TcpProxy[] self = new TcpProxy[1];
+        TcpProxy proxy = new TcpProxy(check);
         ServerBootstrap sb = new ServerBootstrap()
                 .group(frontGroup)
                 .channel(transport.serverChannel())
@@ -57,11 +69,17 @@ public final class TcpProxy {
                                 .option(ChannelOption.ALLOCATOR, alloc)
                                 .option(ChannelOption.TCP_NODELAY, true)
                                 .option(ChannelOption.AUTO_READ, false);
-                        ch.pipeline().addLast(self[0].new Frontend(backendBootstrap, backend));
+                        ch.pipeline().addLast("check-socket", check);
+                        if (frontTls != null) {
+                            // SslHandler asks for the reads its handshake needs even with auto-read off.
+                            ch.pipeline().addLast("tls", frontTls.newHandler(ch.alloc()));
+                            ch.pipeline().addLast("check-tls", check);
+                        }
+                        ch.pipeline().addLast(proxy.new Frontend(backendBootstrap, backend));
                     }
                 });
-        self[0] = new TcpProxy(sb.bind(bind).sync().channel());
-        return self[0];
+        proxy.serverChannel = sb.bind(bind).sync().channel();
+        return proxy;
     }
 
     public SocketAddress localAddress() {
@@ -123,7 +141,13 @@ public final class TcpProxy {
         public void channelActive(ChannelHandlerContext ctx) {
             Channel inbound = ctx.channel();
             ChannelFuture f = backendBootstrap.clone()
-                    .handler(new Backend(inbound))
+                    .handler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast("check-socket", check);
+                            ch.pipeline().addLast(new Backend(inbound));
+                        }
+                    })
                     .connect(backend);
             outbound = f.channel();
             f.addListener((ChannelFutureListener) cf -> {

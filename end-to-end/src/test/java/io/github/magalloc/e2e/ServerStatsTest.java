@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ServerStatsTest {
     @Test
     void textRoundTrips() {
-        ServerStats s = new ServerStats(1, 2, 3, 4, 5, 6, 7, 8, 9);
+        ServerStats s = new ServerStats(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
         assertThat(ServerStats.parse(s.toText())).isEqualTo(s);
     }
 
@@ -20,8 +20,8 @@ class ServerStatsTest {
         Histogram h = LoadGenerator.newHistogram();
         h.recordValue(1_000_000);
         LoadResult load = new LoadResult(1000, 0, List.of(), h, 1_000_000_000L);
-        ServerStats before = new ServerStats(100, 10_000, 1, 5, 0, 0, 1, 0, 0);
-        ServerStats after = new ServerStats(1100, 2_010_000, 3, 25, 100 << 20, 4 << 20, 1, 0, 0);
+        ServerStats before = new ServerStats(100, 10_000, 1, 5, 0, 0, 1, 0, 0, 0, 0);
+        ServerStats after = new ServerStats(1100, 2_010_000, 3, 25, 100 << 20, 4 << 20, 1, 0, 0, 0, 0);
         RunRow adaptive = RunRow.of(AllocatorKind.ADAPTIVE, load, before, after);
         assertThat(adaptive.allocatedBytesPerRequest()).isEqualTo(2000.0);
         assertThat(adaptive.gcCount()).isEqualTo(2);
@@ -37,7 +37,7 @@ class ServerStatsTest {
     void medianOfRoundsIsPerColumnAndSumsCounts() {
         Histogram h = LoadGenerator.newHistogram();
         h.recordValue(1000);
-        ServerStats zero = new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0);
+        ServerStats zero = new ServerStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
         List<RunRow> rounds = List.of(
                 RunRow.of(AllocatorKind.POOLED, new LoadResult(100, 0, List.of(), h, 1_000_000_000L), zero, zero),
                 RunRow.of(AllocatorKind.POOLED, new LoadResult(300, 1, List.of(), h, 1_000_000_000L), zero, zero),
