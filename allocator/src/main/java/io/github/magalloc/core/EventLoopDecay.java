@@ -92,17 +92,30 @@ final class EventLoopDecay extends SlowPathDecay {
             ticks = tick.future = loop.scheduleWithFixedDelay(tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
         } catch (RuntimeException | Error refused) {
             svExecutorRefused();
+            magazine.unpinFromThread();
             super.onChunkTaken();
         }
     }
 
-    /** Owner: once the executor refused, the loop's ticks stop and the owner's slow paths run them instead. */
+    /**
+     * Owner: once the executor refused, the loop's ticks stop and the owner's slow paths run them instead; the
+     * magazine, which no idle tick will unpin any more, is linked weakly from then on.
+     */
     @Override
     void onSlowPath() {
         if (lvExecutorRefused()) {
-            stopLoopTicks();
+            if (ticks != STOPPED) {
+                stopLoopTicks();
+                magazine.unpinFromThread();
+            }
             super.onSlowPath();
         }
+    }
+
+    /** While the executor takes tasks. */
+    @Override
+    boolean runsWhenIdle() {
+        return !lvExecutorRefused();
     }
 
     @Override
@@ -118,9 +131,22 @@ final class EventLoopDecay extends SlowPathDecay {
         }
     }
 
-    /** Owner, on the loop: one tick; stops the ticks when the magazine holds nothing or is not this thread's. */
+    /**
+     * Owner, on the loop: one tick; stops the ticks when the magazine holds nothing or is not this thread's. A tick that
+     * finds the magazine holding nothing, or idle for the whole period, unpins it from its thread (the thread's link
+     * becomes weak until the next allocation): so the magazine of an allocator nobody references any more, which
+     * allocates nothing, is collectable a tick or two later, whatever it holds.
+     */
     private void tick() {
-        if (!magazine.isOwnedByCurrentThread() || !magazine.decayTick()) {
+        if (!magazine.isOwnedByCurrentThread()) {
+            stopLoopTicks();
+            return;
+        }
+        boolean holdsChunks = magazine.decayTick();
+        if (!holdsChunks || magazine.wasIdleLastPeriod()) {
+            magazine.unpinFromThread();
+        }
+        if (!holdsChunks) {
             stopLoopTicks();
         }
     }

@@ -23,6 +23,11 @@ abstract class MagazineDecay {
         @Override
         void requestCollect() {
         }
+
+        @Override
+        boolean runsWhenIdle() {
+            return false;
+        }
     };
 
     /**
@@ -55,4 +60,7 @@ abstract class MagazineDecay {
 
     /** Any thread: asks the owner to collect what a release gave back (a large chunk emptied) soon. */
     abstract void requestCollect();
+
+    /** Whether ticks run while the owner allocates nothing (on its event loop), which can then unpin the magazine. */
+    abstract boolean runsWhenIdle();
 }

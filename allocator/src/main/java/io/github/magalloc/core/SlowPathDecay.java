@@ -50,4 +50,10 @@ class SlowPathDecay extends MagazineDecay {
     @Override
     void requestCollect() {
     }
+
+    /** An idle owner reaches no slow path: no tick runs while it allocates nothing. */
+    @Override
+    boolean runsWhenIdle() {
+        return false;
+    }
 }

@@ -33,6 +33,14 @@ final class ThreadMagazine extends Magazine {
      * published to its thread. Null for magazines that tests make outside any registry.
      */
     ThreadMagazines registry;
+    /** The thread's weak link to this magazine ({@link ThreadMagazines}), made once. */
+    final WeakReference<ThreadMagazine> weakLink = new WeakReference<>(this);
+    /** Owner only: large allocations so far; with the size-classed ones, tells an idle period from a busy one. */
+    private long largeAllocations;
+    /** Owner only: allocations counted at the last decay tick. */
+    private long allocationsAtLastTick;
+    /** Owner only: whether the period that the last tick closed saw no allocation. */
+    private boolean idleLastPeriod;
     /**
      * This magazine's hand-over once the thread ended, else null. Written by {@link #end} before its volatile store
      * of {@link #NO_OWNER_THREAD}, read only after a volatile read of that value: so a reader sees it set.
@@ -105,6 +113,7 @@ final class ThreadMagazine extends Magazine {
         trimIfRequested();
         decay.onSlowPath();
         releaseLargeSparesIfEmptied();
+        largeAllocations++;
         MagByteBuf buf = objects.take();
         large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null);
         return buf;
@@ -124,10 +133,33 @@ final class ThreadMagazine extends Magazine {
      * that stayed unused for a whole period goes back. Returns whether the magazine still holds a chunk.
      */
     boolean decayTick() {
+        long allocations = allocationCount() + largeAllocations;
+        idleLastPeriod = allocations == allocationsAtLastTick;
+        allocationsAtLastTick = allocations;
         trimIfRequested();
         releaseLargeSparesIfEmptied();
         boolean holdsLarge = large.decay();
         return decaySizeClassedChunks() || holdsLarge;
+    }
+
+    /** Owner: whether the period the last decay tick closed saw no allocation from this magazine. */
+    boolean wasIdleLastPeriod() {
+        return idleLastPeriod;
+    }
+
+    /**
+     * Whether this magazine's decay runs on its own while the thread allocates nothing (its event loop's ticks), and so
+     * can let go of the thread's strong link when it is idle ({@link ThreadMagazines}).
+     */
+    boolean decayRunsWhenIdle() {
+        return decay.runsWhenIdle();
+    }
+
+    /** Owner: its thread's link to it becomes weak, so that a dropped allocator's magazine can be collected. */
+    void unpinFromThread() {
+        if (registry != null) {
+            registry.linkWeakly(this);
+        }
     }
 
     /** The owner takes its own new slabs: nobody waits for it. */

@@ -20,15 +20,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * and {@code trim()} look). The live set decides who ends it: only the caller that removes it from the set.
  *
  * <p><b>No thread keeps a pool.</b> A thread's entry lives as long as the thread (Netty never frees a thread-local's
- * index), so it holds the magazine weakly, and the thread-local object every thread keeps in its removal set holds
- * nothing of the pool: the live set is the magazine's one strong holder. So an allocator nobody references is
- * collected with everything it holds while the threads that used it run on; each thread keeps a cleared weak
- * reference and an index slot of it (a few dozen bytes).
+ * index), and the thread-local object every thread keeps in its removal set is static and field-free. The entry holds
+ * the magazine itself while its event loop's decay ticks run, and a weak reference to it otherwise: a tick that finds
+ * the magazine idle for a whole period, or holding nothing, makes the link weak, and the next allocation makes it
+ * strong again ({@link #current}'s slow path). A magazine whose ticks do not run while its thread is idle (no event
+ * loop, or one that refuses tasks) is always linked weakly. The live set is the one other strong holder. So an
+ * allocator nobody references any more, whose magazines allocate nothing, is collected with everything it holds a
+ * tick or two later, while the threads that used it run on; each thread keeps a cleared weak reference and an index
+ * slot of it (a few dozen bytes). The fast path pays a type check for this, not a {@code Reference.get()}.
  */
 final class ThreadMagazines {
     private final ChunkSupply supply;
     private final boolean forAllThreads;
-    /** Each thread's link to its magazine: {@code slot.getIfExists().get()} is the magazine, or null. */
+    /** Each thread's link to its magazine: the magazine itself, or its {@link ThreadMagazine#weakLink}. */
     private final MagazineSlot slot = new MagazineSlot();
     /** Thread magazines alive, strongly: lets trim() reach them and dead threads' magazines be ended. */
     private final Set<ThreadMagazine> live = ConcurrentHashMap.newKeySet();
@@ -52,12 +56,24 @@ final class ThreadMagazines {
         if (!(thread instanceof FastThreadLocalThread) && (!lvPlainThreadMagazines() || isVirtual(thread))) {
             return null;
         }
-        WeakReference<ThreadMagazine> link = slot.getIfExists();
-        ThreadMagazine magazine;
-        if (link != null && (magazine = link.get()) != null) {
-            return magazine;
+        Object link = slot.getIfExists();
+        return link instanceof ThreadMagazine ? (ThreadMagazine) link : currentLinkedWeakly(link);
+    }
+
+    /**
+     * Cold: the thread's link is weak (or missing): its magazine, linked strongly again if an idle tick will weaken
+     * it (the allocation that follows makes it busy); else a new magazine if the thread gets one.
+     */
+    private ThreadMagazine currentLinkedWeakly(Object link) {
+        @SuppressWarnings("unchecked") // the slot holds a magazine or its weak link
+        ThreadMagazine magazine = link == null ? null : ((WeakReference<ThreadMagazine>) link).get();
+        if (magazine == null) {
+            return newMagazineIfEligible();
         }
-        return newMagazineIfEligible();
+        if (magazine.decayRunsWhenIdle()) {
+            slot.set(magazine);
+        }
+        return magazine;
     }
 
     /**
@@ -85,7 +101,7 @@ final class ThreadMagazines {
         ThreadMagazine magazine = new ThreadMagazine(supply, Thread.currentThread());
         magazine.registry = this;
         live.add(magazine);
-        slot.set(new WeakReference<>(magazine));
+        slot.set(magazine.decayRunsWhenIdle() ? magazine : magazine.weakLink);
         supply.events.magazineCreated(live.size());
         return magazine;
     }
@@ -100,10 +116,23 @@ final class ThreadMagazines {
                 + "magazine of their own (there are too many and they live too briefly); they share the stripes");
         }
         svPlainThreadMagazines(true);
-        WeakReference<ThreadMagazine> link = slot.getIfExists();
-        if (link == null || link.get() == null) {
+        if (linkedMagazine(slot.getIfExists()) == null) {
             newMagazine();
         }
+    }
+
+    /** Owner: the thread's link to {@code magazine}, its own, becomes weak. */
+    void linkWeakly(ThreadMagazine magazine) {
+        if (slot.getIfExists() == magazine) {
+            slot.set(magazine.weakLink);
+        }
+    }
+
+    /** The magazine a slot's value links to, strongly or weakly, or null. */
+    @SuppressWarnings("unchecked") // the slot holds a magazine or its weak link
+    private static ThreadMagazine linkedMagazine(Object link) {
+        return link instanceof ThreadMagazine ? (ThreadMagazine) link
+            : link == null ? null : ((WeakReference<ThreadMagazine>) link).get();
     }
 
     /** Ends the calling thread's magazine, if any. */
@@ -168,14 +197,14 @@ final class ThreadMagazines {
     }
 
     /**
-     * A thread's weak link to its magazine. Static and field-free: every thread that sets it keeps it in its removal
-     * set for its whole life, so it must reach nothing of the pool. Its removal (the thread exits, or detaches) ends
-     * the magazine if it is still there.
+     * A thread's link to its magazine. Static and field-free: every thread that sets it keeps it in its removal set
+     * for its whole life, so it must reach nothing of the pool. Its removal (the thread exits, or detaches) ends the
+     * magazine if it is still there.
      */
-    private static final class MagazineSlot extends FastThreadLocal<WeakReference<ThreadMagazine>> {
+    private static final class MagazineSlot extends FastThreadLocal<Object> {
         @Override
-        protected void onRemoval(WeakReference<ThreadMagazine> link) {
-            ThreadMagazine magazine = link.get();
+        protected void onRemoval(Object link) {
+            ThreadMagazine magazine = linkedMagazine(link);
             if (magazine != null && magazine.registry != null) {
                 magazine.registry.end(magazine);
             }
