@@ -92,24 +92,21 @@ final class EventLoopDecay extends SlowPathDecay {
             ticks = tick.future = loop.scheduleWithFixedDelay(tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
         } catch (RuntimeException | Error refused) {
             svExecutorRefused();
-            magazine.unpinFromThread();
+            magazine.requestOwnerWork();
             super.onChunkTaken();
         }
     }
 
-    /**
-     * Owner: once the executor refused, the loop's ticks stop and the owner's slow paths run them instead; the
-     * magazine, which no idle tick will unpin any more, is linked weakly from then on.
-     */
+    /** Owner, once the executor refused: the loop's ticks (if any still run) stop, and the owner's slow paths tick. */
     @Override
     void onSlowPath() {
-        if (lvExecutorRefused()) {
-            if (ticks != STOPPED) {
-                stopLoopTicks();
-                magazine.unpinFromThread();
-            }
-            super.onSlowPath();
-        }
+        stopLoopTicks();
+        super.onSlowPath();
+    }
+
+    @Override
+    boolean ticksOnSlowPaths() {
+        return lvExecutorRefused();
     }
 
     /** While the executor takes tasks. */
@@ -128,6 +125,7 @@ final class EventLoopDecay extends SlowPathDecay {
         } catch (RuntimeException | Error refused) {
             // The owner collects at its next large allocation, and ticks on its slow paths from now on.
             svExecutorRefused();
+            magazine.requestOwnerWork();
         }
     }
 
@@ -194,7 +192,7 @@ final class EventLoopDecay extends SlowPathDecay {
         return executorRefused;
     }
 
-    /** Volatile: a releaser's refusal reaches the owner, which reads it on its slow paths. */
+    /** Volatile: a releaser's refusal reaches the owner, which looks when it sees its magazine's request. */
     private void svExecutorRefused() {
         executorRefused = true;
     }

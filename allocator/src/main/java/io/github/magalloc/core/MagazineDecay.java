@@ -28,6 +28,11 @@ abstract class MagazineDecay {
         boolean runsWhenIdle() {
             return false;
         }
+
+        @Override
+        boolean ticksOnSlowPaths() {
+            return false;
+        }
     };
 
     /**
@@ -55,8 +60,11 @@ abstract class MagazineDecay {
     /** Owner, cold: a chunk came into the magazine (from the reuse pool or the system); ticks start if they had stopped. */
     abstract void onChunkTaken();
 
-    /** Owner, cold: a refill or a large allocation; a tick due and not run by a loop runs here. */
+    /** Owner, cold: a refill or a large allocation, while {@link #ticksOnSlowPaths()}; a tick due runs here. */
     abstract void onSlowPath();
+
+    /** Owner: whether the ticks run on the owner's slow paths now ({@link #onSlowPath}), no executor running them. */
+    abstract boolean ticksOnSlowPaths();
 
     /** Any thread: asks the owner to collect what a release gave back (a large chunk emptied) soon. */
     abstract void requestCollect();

@@ -56,4 +56,9 @@ class SlowPathDecay extends MagazineDecay {
     boolean runsWhenIdle() {
         return false;
     }
+
+    @Override
+    boolean ticksOnSlowPaths() {
+        return true;
+    }
 }

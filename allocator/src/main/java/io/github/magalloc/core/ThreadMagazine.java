@@ -24,8 +24,19 @@ final class ThreadMagazine extends Magazine {
     private final LargeChunks large;
     /** Gives back, on this thread's event loop, what the magazine holds beyond its live buffers. */
     private final MagazineDecay decay;
+    /**
+     * Set by another thread that has cold work for the owner (a trim asked for, the event loop's executor refused a
+     * task), after the reason's own write; the owner reads only this at a refill or large allocation, clears it, then
+     * looks at the reasons ({@link #doRequestedWork}).
+     */
+    private volatile boolean ownerWorkRequested;
     /** Set by {@code trim()} from any thread; the owner acts on it at its next refill or large allocation. */
     private volatile boolean trimRequested;
+    /**
+     * Owner only: whether the decay ticks run on this thread's slow paths (no executor runs them). Checked before the
+     * decay is called there, so that an event loop's refill makes no call into it.
+     */
+    private boolean ticksOnSlowPaths;
     /** Set by a release that emptied a large chunk; the owner gives spare chunks back at its next large allocation. */
     private volatile boolean largeChunkEmptied;
     /**
@@ -64,6 +75,7 @@ final class ThreadMagazine extends Magazine {
         this.objects = new BufferObjectCache(supply, threadId);
         this.large = new LargeChunks(supply, this);
         this.decay = decayOf.apply(this);
+        this.ticksOnSlowPaths = decay.ticksOnSlowPaths();
     }
 
     // ------------------------------------------------------------------ owner
@@ -103,15 +115,19 @@ final class ThreadMagazine extends Magazine {
      * from the system.
      */
     private SizeClassChunk refillCurrent(int sizeClass) {
-        trimIfRequested();
-        decay.onSlowPath();
+        doRequestedWork();
+        if (ticksOnSlowPaths) {
+            decay.onSlowPath();
+        }
         return refill(sizeClass, null);
     }
 
     /** A buffer above the size classes: a run of pages in a large chunk (protocol 6 (large chunks)). */
     MagByteBuf allocateLarge(int initialCapacity, int maxCapacity) {
-        trimIfRequested();
-        decay.onSlowPath();
+        doRequestedWork();
+        if (ticksOnSlowPaths) {
+            decay.onSlowPath();
+        }
         releaseLargeSparesIfEmptied();
         largeAllocations++;
         MagByteBuf buf = objects.take();
@@ -136,7 +152,7 @@ final class ThreadMagazine extends Magazine {
         long allocations = allocationCount() + largeAllocations;
         idleLastPeriod = allocations == allocationsAtLastTick;
         allocationsAtLastTick = allocations;
-        trimIfRequested();
+        doRequestedWork();
         releaseLargeSparesIfEmptied();
         boolean holdsLarge = large.decay();
         return decaySizeClassedChunks() || holdsLarge;
@@ -184,11 +200,28 @@ final class ThreadMagazine extends Magazine {
         return lvOwnerThreadId() == Thread.currentThread().getId();
     }
 
-    private void trimIfRequested() {
+    /** Owner: the cold work other threads asked for, if any; one volatile read when there is none. */
+    private void doRequestedWork() {
+        if (lvOwnerWorkRequested()) {
+            doRequestedWorkNow();
+        }
+    }
+
+    /**
+     * Cold. Clears the request before it looks at the reasons, so that a reason written after the look sets it again.
+     * A trim: unused large chunks and free chunks go back. An executor that refused: the owner takes the ticks over
+     * on its slow paths, and its thread's link becomes weak (no idle tick will weaken it).
+     */
+    private void doRequestedWorkNow() {
+        svOwnerWorkRequested(false);
         if (lvTrimRequested()) {
             svTrimRequested(false);
             large.detachUnused();
             retireFreeChunks();
+        }
+        if (!ticksOnSlowPaths && decay.ticksOnSlowPaths()) {
+            ticksOnSlowPaths = true;
+            unpinFromThread();
         }
     }
 
@@ -230,6 +263,12 @@ final class ThreadMagazine extends Magazine {
     /** Any thread: the owner gives back its empty chunks at its next refill or large allocation. */
     void requestTrim() {
         svTrimRequested(true);
+        requestOwnerWork();
+    }
+
+    /** Any thread, after writing the reason: the owner looks at the reasons at its next refill or large allocation. */
+    void requestOwnerWork() {
+        svOwnerWorkRequested(true);
     }
 
     // ------------------------------------------------------------------ the end
@@ -265,6 +304,15 @@ final class ThreadMagazine extends Magazine {
         if (lvOwnerThreadId() == NO_OWNER_THREAD) {
             supply.metrics.endedChunkRetired(chunk.slab.size);
         }
+    }
+
+    private boolean lvOwnerWorkRequested() {
+        return ownerWorkRequested;
+    }
+
+    /** Volatile on both sides: the requester's after its reason, the owner's clearing before it reads the reasons. */
+    private void svOwnerWorkRequested(boolean requested) {
+        ownerWorkRequested = requested;
     }
 
     private boolean lvTrimRequested() {

@@ -46,6 +46,16 @@ public class DecayVsLargeReleaseStress {
         void requestCollect() {
             collectsAsked++;
         }
+
+        @Override
+        boolean runsWhenIdle() {
+            return false;
+        }
+
+        @Override
+        boolean ticksOnSlowPaths() {
+            return false;
+        }
     }
 
     private final MemoryPool pool = StressFixtures.newPool();
