@@ -27,6 +27,8 @@ public final class Slab {
     /** Neighbours in the {@link LiveSlabs} that holds this slab, guarded by its lock; null outside one. */
     Slab previousLive;
     Slab nextLive;
+    /** The slab below this one in the {@link SlabStack} that holds it, guarded by the stack's owner. */
+    Slab nextStacked;
 
     /**
      * Direct slabs start on a cache line. The system's allocator gives 16-byte alignment, so without this every

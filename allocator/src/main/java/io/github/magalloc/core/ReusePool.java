@@ -1,27 +1,31 @@
 package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.Slab;
-import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
+import io.github.magalloc.buffer.SlabStack;
 
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The reuse queue for empty memory, bounded by a byte budget rather than by the number of cores.
+ * The reuse pool for empty memory, bounded by a byte budget rather than by the number of cores.
  *
  * <p>It holds two kinds of empty memory, all counted against one budget:
  * <ul>
- *   <li>empty size-classed chunks, one lock-free queue per size class: a chunk taken back for the same class is
- *       used as it is, free list and remote queue included, so chunk turnover creates no garbage;</li>
- *   <li>bare slabs, one queue per power-of-two size, for large chunks.</li>
+ *   <li>empty size-classed chunks, a stack per size class: a chunk taken back for the same class is used as it is,
+ *       free list and remote queue included, so chunk turnover creates no garbage;</li>
+ *   <li>bare slabs, a stack per power-of-two size, for large chunks.</li>
  * </ul>
- * A size-classed chunk or slab given back while the pool already holds {@code ceiling} bytes is freed at once, a
+ * The stacks are linked through the chunks and slabs themselves ({@link SizeClassChunk#nextPooled},
+ * {@link SlabStack}), under this pool's lock: an offer or a take makes no garbage, the pool costs a few hundred bytes
+ * however much it may hold, and the last memory given back, still in the caches, is the first taken. A chunk or slab is
+ * taken or given back when a chunk is retired or a new one is needed, never per buffer, so the lock is rarely
+ * contended.
+ *
+ * <p>A size-classed chunk or slab given back while the pool already holds {@code ceiling} bytes is freed at once, a
  * large chunk's slab already at {@code budget}; what the pool holds above {@code budget} goes back a delay later
  * ({@link ReuseExcess}). So the memory the pool keeps never exceeds the ceiling, and the budget once the traffic
  * that filled it is gone, whatever the core count. Only the size classes may go above the budget: their chunks
  * empty and fill in waves with many requests in flight, while a large chunk's own spares already absorb a large
- * buffer's comings and goings (protocol 6 (large chunks)). All of this is cold path: it runs when a chunk is retired
- * or a new one is needed, never per buffer.
+ * buffer's comings and goings (protocol 6 (large chunks)).
  */
 final class ReusePool {
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(SizeClasses.MIN_CHUNK_SIZE);
@@ -30,15 +34,14 @@ final class ReusePool {
     /** {@code budget <= ceiling}; after every offer, {@code pooledBytes <= ceiling}. */
     private final long ceiling;
     private final int maxSlabSize;
+    /** Per size class, the top of its stack of empty chunks, or null. Guarded by this pool's lock. */
+    private final SizeClassChunk[] chunks = new SizeClassChunk[SizeClasses.COUNT];
+    /** Per power-of-two slab size from {@link SizeClasses#MIN_CHUNK_SIZE}. Guarded by this pool's lock. */
+    private final SlabStack[] slabs;
     /**
-     * Per size class, made at the first offer: a queue holds up to the ceiling's worth of entries, so an allocator
-     * that made every one up front would carry hundreds of KiB of empty queues for the classes it never retires a
-     * chunk of.
+     * Bytes pooled: updated under the lock by an atomic add, which the reuse pool's excess handshake needs as its
+     * write (protocol 3a (the reuse pool's excess)), and read by anyone without it.
      */
-    private final AtomicReferenceArray<MpmcAtomicArrayQueue<SizeClassChunk>> chunks =
-        new AtomicReferenceArray<>(SizeClasses.COUNT);
-    /** Per power-of-two slab size from {@link SizeClasses#MIN_CHUNK_SIZE}, made at the first offer. */
-    private final AtomicReferenceArray<MpmcAtomicArrayQueue<Slab>> slabs;
     private final AtomicLong pooledBytes = new AtomicLong();
 
     ReusePool(long budgetBytes, long ceilingBytes, int maxSlabSize) {
@@ -48,22 +51,10 @@ final class ReusePool {
         this.budget = budgetBytes;
         this.ceiling = ceilingBytes;
         this.maxSlabSize = maxSlabSize;
-        this.slabs = new AtomicReferenceArray<>(Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1);
-    }
-
-    /** The queue of {@code index}, made by the first caller that needs one (a lost race takes the winner's). */
-    private static <T> MpmcAtomicArrayQueue<T> queueOf(AtomicReferenceArray<MpmcAtomicArrayQueue<T>> queues,
-                                                        int index, long ceilingBytes, long entryBytes) {
-        MpmcAtomicArrayQueue<T> queue = queues.get(index);
-        if (queue == null) {
-            queues.compareAndSet(index, null, new MpmcAtomicArrayQueue<>(capacityFor(ceilingBytes, entryBytes)));
-            queue = queues.get(index);
+        this.slabs = new SlabStack[Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1];
+        for (int i = 0; i < slabs.length; i++) {
+            slabs[i] = new SlabStack();
         }
-        return queue;
-    }
-
-    private static int capacityFor(long ceilingBytes, long entryBytes) {
-        return (int) Math.max(2, Math.min(1 << 16, ceilingBytes / entryBytes + 1));
     }
 
     boolean isPoolableSlabSize(int size) {
@@ -71,20 +62,24 @@ final class ReusePool {
     }
 
     /** An empty chunk of the class, ready to be owned by a magazine, or null. */
-    SizeClassChunk pollChunk(int sizeClass) {
-        MpmcAtomicArrayQueue<SizeClassChunk> queue = chunks.get(sizeClass);
-        SizeClassChunk chunk = queue == null ? null : queue.poll();
+    synchronized SizeClassChunk pollChunk(int sizeClass) {
+        SizeClassChunk chunk = chunks[sizeClass];
         if (chunk != null) {
+            chunks[sizeClass] = chunk.nextPooled;
+            chunk.nextPooled = null;
             pooledBytes.addAndGet(-chunk.slab.size);
         }
         return chunk;
     }
 
     /** Keeps an empty chunk if the ceiling allows; returns false if the caller must free its slab. */
-    boolean offerChunk(SizeClassChunk chunk) {
-        int sizeClass = chunk.sizeClass;
-        return offer(queueOf(chunks, sizeClass, ceiling, SizeClasses.firstChunkSizeOf(sizeClass)), chunk,
-            chunk.slab.size, ceiling);
+    synchronized boolean offerChunk(SizeClassChunk chunk) {
+        if (!reserve(chunk.slab.size, ceiling)) {
+            return false;
+        }
+        chunk.nextPooled = chunks[chunk.sizeClass];
+        chunks[chunk.sizeClass] = chunk;
+        return true;
     }
 
     /**
@@ -92,7 +87,7 @@ final class ReusePool {
      * sizes, else the slab of a pooled empty chunk of another class whose chunk sizes all fit this class (its chunk
      * object is dropped and the slab re-cut).
      */
-    Slab pollSlabFor(int sizeClass) {
+    synchronized Slab pollSlabFor(int sizeClass) {
         int smallest = SizeClasses.firstChunkSizeOf(sizeClass);
         int largest = SizeClasses.chunkSizeOf(sizeClass);
         for (int size = largest; size >= smallest; size >>= 1) {
@@ -101,7 +96,7 @@ final class ReusePool {
                 return slab;
             }
         }
-        for (int other = 0; other < chunks.length(); other++) {
+        for (int other = 0; other < chunks.length; other++) {
             if (other != sizeClass && SizeClasses.firstChunkSizeOf(other) >= smallest
                 && SizeClasses.chunkSizeOf(other) <= largest) {
                 SizeClassChunk chunk = pollChunk(other);
@@ -114,8 +109,8 @@ final class ReusePool {
     }
 
     /** An empty bare slab of {@code size} bytes or more (the smallest available), or null; for large chunks. */
-    Slab pollSlabAtLeast(int size) {
-        for (int i = bucketOf(size); i < slabs.length(); i++) {
+    synchronized Slab pollSlabAtLeast(int size) {
+        for (int i = bucketOf(size); i < slabs.length; i++) {
             Slab slab = pollBareSlab(i);
             if (slab != null) {
                 return slab;
@@ -134,20 +129,23 @@ final class ReusePool {
         return offerBareSlab(slab, budget);
     }
 
-    private boolean offerBareSlab(Slab slab, long limit) {
-        return isPoolableSlabSize(slab.size)
-            && offer(queueOf(slabs, bucketOf(slab.size), ceiling, slab.size), slab, slab.size, limit);
+    private synchronized boolean offerBareSlab(Slab slab, long limit) {
+        if (!isPoolableSlabSize(slab.size) || !reserve(slab.size, limit)) {
+            return false;
+        }
+        slabs[bucketOf(slab.size)].push(slab);
+        return true;
     }
 
     /** Removes one pooled slab of any kind (trim), or returns null when the pool is empty. */
-    Slab pollAny() {
-        for (int i = slabs.length() - 1; i >= 0; i--) {
+    synchronized Slab pollAny() {
+        for (int i = slabs.length - 1; i >= 0; i--) {
             Slab slab = pollBareSlab(i);
             if (slab != null) {
                 return slab;
             }
         }
-        for (int i = 0; i < chunks.length(); i++) {
+        for (int i = 0; i < chunks.length; i++) {
             SizeClassChunk chunk = pollChunk(i);
             if (chunk != null) {
                 return chunk.slab;
@@ -168,21 +166,18 @@ final class ReusePool {
         return ceiling;
     }
 
-    private <T> boolean offer(MpmcAtomicArrayQueue<T> queue, T item, int bytes, long limit) {
-        if (pooledBytes.addAndGet(bytes) > limit) {
-            pooledBytes.addAndGet(-bytes);
+    /** Lock held: adds {@code bytes} if the pool then holds no more than {@code limit}; returns whether it did. */
+    private boolean reserve(int bytes, long limit) {
+        if (pooledBytes.get() + bytes > limit) {
             return false;
         }
-        if (!queue.offer(item)) {
-            pooledBytes.addAndGet(-bytes);
-            return false;
-        }
+        pooledBytes.addAndGet(bytes);
         return true;
     }
 
+    /** Lock held. */
     private Slab pollBareSlab(int bucket) {
-        MpmcAtomicArrayQueue<Slab> queue = slabs.get(bucket);
-        Slab slab = queue == null ? null : queue.poll();
+        Slab slab = slabs[bucket].pop();
         if (slab != null) {
             pooledBytes.addAndGet(-slab.size);
         }

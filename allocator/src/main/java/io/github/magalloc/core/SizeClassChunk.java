@@ -78,6 +78,8 @@ class SizeClassChunk extends SizeClassChunkPad {
     boolean decayMark;
     /** The owner's list (partial or full) that holds this chunk, or null: current, or in no magazine. */
     ChunkList list;
+    /** The chunk below this one in its reuse pool's stack, guarded by the pool's lock; null outside the pool. */
+    SizeClassChunk nextPooled;
     SizeClassChunk prev;
     SizeClassChunk next;
 
