@@ -7,7 +7,8 @@ import io.netty.util.internal.PlatformDependent;
 /**
  * Slabs from the system and back, for one kind of memory, and their accounting: every slab taken or freed goes
  * through here, so {@link PoolMetrics#reservedBytes()} is exactly the bytes of the slabs alive, and every slab alive
- * is in {@link #live}, from which the slabs of a pool nothing reaches any more are freed ({@link #freeAllTask}).
+ * is in {@link #live}, from which the slabs of a pool nothing reaches any more are freed ({@link #freeAllTask};
+ * protocol 8 (dropped allocators)).
  */
 final class SlabSource {
     private final boolean direct;

@@ -27,7 +27,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * loop, or one that refuses tasks) is always linked weakly. The live set is the one other strong holder. So an
  * allocator nobody references any more, whose magazines allocate nothing, is collected with everything it holds a
  * tick or two later, while the threads that used it run on; each thread keeps a cleared weak reference and an index
- * slot of it (a few dozen bytes). The fast path pays a type check for this, not a {@code Reference.get()}.
+ * slot of it (a few dozen bytes): protocol 8 (dropped allocators). The fast path pays a type check for this, not a
+ * {@code Reference.get()}.
  */
 final class ThreadMagazines {
     private final ChunkSupply supply;
