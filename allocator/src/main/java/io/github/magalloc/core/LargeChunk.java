@@ -15,7 +15,7 @@ import java.lang.invoke.VarHandle;
  * soon as its neighbours go.
  *
  * <h2>Who writes what</h2>
- * Every field below is guarded by the chunk's lock ({@link #lock}, a {@link MagazineLock}): allocation (the owning
+ * Every field below is guarded by the chunk's lock ({@link #lockWord}, a {@link SpinLock}): allocation (the owning
  * magazine's thread or lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next
  * to size-classed ones, and a lock costs the same one atomic per allocation and per release as a reference count would,
  * while any thread can give pages back directly: so a large chunk needs none of the magazine's ownership protocols
@@ -39,7 +39,7 @@ import java.lang.invoke.VarHandle;
  *       page after it. Allocation refuses a detached chunk, so {@code usedPageCount} never rises again.</li>
  * </ul>
  */
-final class LargeChunk extends Chunk {
+final class LargeChunk extends Chunk implements SpinLock.Word {
     static final int PAGE_SHIFT = 13;
     /** 8 KiB: larger pages round each buffer up further and reserve no less around long-lived buffers. */
     static final int PAGE_SIZE = 1 << PAGE_SHIFT;
@@ -48,10 +48,10 @@ final class LargeChunk extends Chunk {
     final Magazine magazine;
     final int pageCount;
     /**
-     * The module's one spin lock, as a stripe has: it guards every field below. Its padding makes it an object of
-     * about 280 bytes per chunk, garbage when the chunk goes.
+     * The chunk's lock word ({@link SpinLock}, the module's one spin-lock protocol): it guards every field below. A field
+     * of the chunk, not a padded lock object of its own, which would be garbage when the chunk goes.
      */
-    private final MagazineLock lock = new MagazineLock();
+    private volatile int lockWord;
     /** Bit {@code p % 64} of word {@code p / 64} is set while page {@code p} belongs to a live buffer. */
     private final long[] usedPages;
     private int usedPageCount;
@@ -65,11 +65,13 @@ final class LargeChunk extends Chunk {
     boolean decayMark;
 
     private static final VarHandle FREE_RUN_BOUND;
+    private static final VarHandle LOCK_WORD;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             FREE_RUN_BOUND = lookup.findVarHandle(LargeChunk.class, "freeRunBound", int.class);
+            LOCK_WORD = lookup.findVarHandle(LargeChunk.class, "lockWord", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -101,7 +103,7 @@ final class LargeChunk extends Chunk {
         if (laFreeRunBound() < pages) {
             return -1; // no lock taken: see the invariant of freeRunBound
         }
-        lock.lock();
+        SpinLock.lock(this);
         try {
             if (detached || freeRunBound < pages) {
                 return -1;
@@ -116,7 +118,7 @@ final class LargeChunk extends Chunk {
             assert countsFit() : countsMessage();
             return first << PAGE_SHIFT;
         } finally {
-            lock.unlock();
+            SpinLock.unlock(this);
         }
     }
 
@@ -136,7 +138,11 @@ final class LargeChunk extends Chunk {
      */
     @Override
     protected void release(MagByteBuf buf, long threadId) {
-        freeRun(buf.offset(), buf.reservedBytes());
+        int offset = buf.offset();
+        int runBytes = buf.reservedBytes();
+        if (magazine.lvOwnerThreadId() != threadId || !magazine.keepReleasedRun(this, offset, runBytes)) {
+            freeRun(offset, runBytes);
+        }
     }
 
     /**
@@ -148,7 +154,7 @@ final class LargeChunk extends Chunk {
         int pages = runBytes >>> PAGE_SHIFT;
         boolean empty;
         boolean giveBack;
-        lock.lock();
+        SpinLock.lock(this);
         try {
             clearPages(first, pages);
             usedPageCount -= pages;
@@ -157,7 +163,7 @@ final class LargeChunk extends Chunk {
             empty = usedPageCount == 0;
             giveBack = empty && detached;
         } finally {
-            lock.unlock();
+            SpinLock.unlock(this);
         }
         if (giveBack) {
             supply.retireLargeChunk(this);
@@ -179,14 +185,14 @@ final class LargeChunk extends Chunk {
         if (supply.isDebug()) {
             buf.poisonTail(runBytes);
         }
-        lock.lock();
+        SpinLock.lock(this);
         try {
             clearPages(first + kept, freed);
             usedPageCount -= freed;
             soFreeRunBound((int) Math.min(pageCount - usedPageCount, 2L * freeRunBound + freed));
             assert countsFit() : countsMessage();
         } finally {
-            lock.unlock();
+            SpinLock.unlock(this);
         }
         buf.cutReservation(runBytes);
     }
@@ -197,16 +203,38 @@ final class LargeChunk extends Chunk {
      */
     void detach() {
         boolean giveBack;
-        lock.lock();
+        SpinLock.lock(this);
         try {
             detached = true;
             giveBack = usedPageCount == 0;
         } finally {
-            lock.unlock();
+            SpinLock.unlock(this);
         }
         if (giveBack) {
             supply.retireLargeChunk(this);
         }
+    }
+
+    @Override
+    public int lvLockWord() {
+        return lockWord;
+    }
+
+    /** Acquire on success: the previous holder's writes to the pages and counts are visible. */
+    @Override
+    public boolean casLockWord(int expect, int update) {
+        return LOCK_WORD.compareAndSet(this, expect, update);
+    }
+
+    /** Release: everything written under the lock is visible to the next holder. */
+    @Override
+    public void soLockWord(int value) {
+        LOCK_WORD.setRelease(this, value);
+    }
+
+    /** Owner only: whether the magazine let go of this chunk (only the owner detaches, so its own read is exact). */
+    boolean isDetached() {
+        return detached;
     }
 
     /** Lock held: the page count and the bound within their invariants' ranges. */
@@ -221,11 +249,11 @@ final class LargeChunk extends Chunk {
 
     /** Owner only: true when no buffer uses the chunk (only the owner allocates, so it stays so until it does). */
     boolean isUnused() {
-        lock.lock();
+        SpinLock.lock(this);
         try {
             return usedPageCount == 0;
         } finally {
-            lock.unlock();
+            SpinLock.unlock(this);
         }
     }
 
