@@ -46,7 +46,7 @@ public class CrossThreadBenchmark {
     static final int QUEUE_CAPACITY = 1024;
 
     /** A fixed size in bytes, or a {@link SizeDistribution} name. */
-    @Param({"256", "4096", "SOCKET_PROXY"})
+    @Param({"256", "4096", "65536", "SOCKET_PROXY"})
     public String size;
 
     private SpscArrayQueue<ByteBuf> queue;

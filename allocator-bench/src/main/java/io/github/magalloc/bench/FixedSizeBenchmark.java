@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
         BenchJvm.OPEN_NIO})
 @State(Scope.Thread)
 public class FixedSizeBenchmark {
-    @Param({"256", "4096", "65536", "1048576"})
+    @Param({"256", "4096", "65536", "262144", "1048576"})
     public int size;
 
     @Setup(Level.Trial)

@@ -25,6 +25,8 @@ final class LargeChunks {
     private final ArrayList<LargeChunk> unused = new ArrayList<>(4);
     /** Running average of the requests' runs (whole pages), over the last eight or so: sizes new chunks. */
     private int averageRunBytes;
+    /** The run of the last request. */
+    private int lastRunBytes;
 
     LargeChunks(ChunkSupply supply, Magazine magazine) {
         this.supply = supply;
@@ -35,7 +37,13 @@ final class LargeChunks {
     int noteRequest(int initialCapacity) {
         int runBytes = LargeChunk.runBytes(initialCapacity);
         averageRunBytes += (runBytes - averageRunBytes) >> 3;
+        lastRunBytes = runBytes;
         return runBytes;
+    }
+
+    /** The run of the last request counted ({@link #noteRequest}). */
+    int lastRunBytes() {
+        return lastRunBytes;
     }
 
     /**

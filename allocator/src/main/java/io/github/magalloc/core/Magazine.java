@@ -68,6 +68,14 @@ abstract class Magazine extends MagazinePad {
     /** Any thread, holding no lock: a release emptied a large chunk of this magazine (protocol 6 (large chunks)). */
     abstract void onLargeChunkEmptied();
 
+    /**
+     * Owner: its own release of a large run, which this magazine may keep for its next allocation of the same length
+     * ({@link ReleasedRuns}); returns whether it did (else the run goes back to its chunk). Only thread magazines keep.
+     */
+    boolean keepReleasedRun(LargeChunk chunk, int offset, int runBytes) {
+        return false;
+    }
+
     /** Owner: {@code chunk} was parked, unparked, or moved between the lists. */
     void onPlaceChanged(SizeClassChunk chunk) {
     }

@@ -22,6 +22,9 @@ final class ThreadMagazine extends Magazine {
     /** The owner's buffer objects for its large and huge buffers (its size-classed ones use their segments'). */
     final BufferObjectCache objects;
     private final LargeChunks large;
+    /** The owner's own released large runs, kept for its next allocation of the same length; none in debug mode. */
+    private final ReleasedRuns releasedRuns;
+    private final boolean keepsReleasedRuns;
     /** Gives back, on this thread's event loop, what the magazine holds beyond its live buffers. */
     private final MagazineDecay decay;
     /**
@@ -74,6 +77,8 @@ final class ThreadMagazine extends Magazine {
         this.ownerThread = new WeakReference<>(owner);
         this.objects = new BufferObjectCache(supply, threadId);
         this.large = new LargeChunks(supply, this);
+        this.releasedRuns = new ReleasedRuns(2L * supply.settings.maxPooledSize());
+        this.keepsReleasedRuns = !supply.isDebug();
         this.decay = decayOf.apply(this);
         this.ticksOnSlowPaths = decay.ticksOnSlowPaths();
     }
@@ -131,15 +136,22 @@ final class ThreadMagazine extends Magazine {
         releaseLargeSparesIfEmptied();
         largeAllocations++;
         MagByteBuf buf = objects.take();
-        large.allocate(buf, large.noteRequest(initialCapacity), initialCapacity, maxCapacity, null);
+        int runBytes = large.noteRequest(initialCapacity);
+        if (!releasedRuns.take(buf, runBytes, initialCapacity, maxCapacity)) {
+            large.allocate(buf, runBytes, initialCapacity, maxCapacity, null);
+        }
         return buf;
     }
 
-    /** Owner: if a release emptied a large chunk since the last look, gives back the spares beyond the allowance. */
+    /**
+     * Owner: if a release emptied a large chunk since the last look, gives back the spares beyond the allowance, kept
+     * runs first: a chunk that only kept runs hold is empty too.
+     */
     void releaseLargeSparesIfEmptied() {
         if (lvLargeChunkEmptied()) {
             // Cleared before the chunks are looked at, so an emptying that this pass misses sets it again.
             svLargeChunkEmptied(false);
+            releasedRuns.giveBackAll();
             large.releaseSpares();
         }
     }
@@ -153,6 +165,7 @@ final class ThreadMagazine extends Magazine {
         idleLastPeriod = allocations == allocationsAtLastTick;
         allocationsAtLastTick = allocations;
         doRequestedWork();
+        releasedRuns.giveBackAll();
         releaseLargeSparesIfEmptied();
         boolean holdsLarge = large.decay();
         return decaySizeClassedChunks() || holdsLarge;
@@ -216,6 +229,7 @@ final class ThreadMagazine extends Magazine {
         svOwnerWorkRequested(false);
         if (lvTrimRequested()) {
             svTrimRequested(false);
+            releasedRuns.giveBackAll();
             large.detachUnused();
             retireFreeChunks();
         }
@@ -247,17 +261,35 @@ final class ThreadMagazine extends Magazine {
     }
 
     /**
-     * Written only when not set, so a stream of releases does not keep writing the line other releasers read; the
-     * releaser that sets it asks the owner's event loop to collect now rather than at the next large allocation or
-     * tick. A releaser that finds it set needs no request of its own: the owner has not cleared it yet, and clears
-     * it before it looks at the chunks, so that look sees this emptying (protocol 7 (decay)).
+     * Written only when not set, so a stream of releases does not keep writing the line other releasers read; a
+     * releaser on another thread that sets it asks the owner's event loop to collect now rather than at the next large
+     * allocation or tick (the owner releasing itself looks then anyway). A releaser that finds it set needs no request
+     * of its own: the owner has not cleared it yet, and clears it before it looks at the chunks, so that look sees
+     * this emptying (protocol 7 (decay)).
      */
     @Override
     void onLargeChunkEmptied() {
         if (!lvLargeChunkEmptied()) {
             svLargeChunkEmptied(true);
-            decay.requestCollect();
+            if (!isOwnedByCurrentThread()) {
+                decay.requestCollect(); // the owner itself looks at its next large allocation or tick
+            }
         }
+    }
+
+    /** The owner's kept runs; tests read them. */
+    ReleasedRuns releasedRuns() {
+        return releasedRuns;
+    }
+
+    /**
+     * Owner: keeps its own released run for its next allocation of that length, if there is room and the length is
+     * the one it asked for last: a thread that allocates and releases one length in turn (a read buffer, a record)
+     * reuses the run at once, while lengths that vary keep nothing that no request would take.
+     */
+    @Override
+    boolean keepReleasedRun(LargeChunk chunk, int offset, int runBytes) {
+        return keepsReleasedRuns && runBytes == large.lastRunBytes() && releasedRuns.keep(chunk, offset, runBytes);
     }
 
     /** Any thread: the owner gives back its empty chunks at its next refill or large allocation. */
@@ -296,6 +328,7 @@ final class ThreadMagazine extends Magazine {
     /** Lock holder of the hand-over: gives up the thread's objects and every large chunk. */
     void releaseThreadResources() {
         objects.close();
+        releasedRuns.giveBackAll();
         large.detachAll();
     }
 

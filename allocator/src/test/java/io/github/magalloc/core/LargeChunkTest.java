@@ -39,9 +39,16 @@ class LargeChunkTest {
         return buf;
     }
 
+    /**
+     * The chunk's release as a thread other than the magazine's owner makes it, through the chunk's lock (the owner's
+     * own releases may be kept for its next allocation instead: {@code ReleasedRunsTest}).
+     */
     private static void giveBack(LargeChunk chunk, MagByteBuf buf) {
-        chunk.release(buf, Thread.currentThread().getId());
+        chunk.release(buf, OTHER_THREAD_ID);
     }
+
+    /** No thread's id: thread ids are positive. */
+    private static final long OTHER_THREAD_ID = -1;
 
     @Test
     void aReleasedRunIsReusedWhileItsNeighboursStayLive() {
