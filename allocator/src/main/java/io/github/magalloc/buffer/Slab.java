@@ -3,6 +3,9 @@ package io.github.magalloc.buffer;
 import io.netty.util.internal.CleanableDirectBuffer;
 import io.netty.util.internal.PlatformDependent;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -75,7 +78,39 @@ public final class Slab {
         // ALIGNMENT - 1 bytes more would do; a whole line keeps the request a multiple of the line size. A request
         // too close to the int limit for the padding gets none, rather than a negative size.
         int padding = size <= Integer.MAX_VALUE - ALIGNMENT ? ALIGNMENT : 0;
-        return new Slab(size, null, PlatformDependent.allocateDirect(size + padding));
+        return new Slab(size, null, allocateDirectMemory(size + padding));
+    }
+
+    /**
+     * Netty's {@code PlatformDependent.allocateDirect(int, boolean)} of recent 4.2 releases, called with
+     * {@code true}: memory that its {@code clean()} frees at once even where that is expensive (on JDK 25 without
+     * {@code Unsafe} and native access, a shared arena's close, which the allocator does off the freeing thread),
+     * rather than memory that waits for the garbage collector. Null on older Netty, where {@code allocateDirect(int)}
+     * is all there is.
+     */
+    private static final MethodHandle ALLOCATE_DIRECT_FREED_AT_ONCE = findAllocateDirect();
+
+    private static MethodHandle findAllocateDirect() {
+        try {
+            return MethodHandles.publicLookup().findStatic(PlatformDependent.class, "allocateDirect",
+                MethodType.methodType(CleanableDirectBuffer.class, int.class, boolean.class));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Direct memory of {@code size} bytes that its {@code clean()} frees at once wherever Netty can. */
+    public static CleanableDirectBuffer allocateDirectMemory(int size) {
+        if (ALLOCATE_DIRECT_FREED_AT_ONCE == null) {
+            return PlatformDependent.allocateDirect(size);
+        }
+        try {
+            return (CleanableDirectBuffer) ALLOCATE_DIRECT_FREED_AT_ONCE.invokeExact(size, true);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e); // allocateDirect declares no checked exception
+        }
     }
 
     /**

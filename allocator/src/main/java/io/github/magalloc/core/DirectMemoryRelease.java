@@ -1,29 +1,55 @@
 package io.github.magalloc.core;
 
+import io.github.magalloc.buffer.Slab;
+import io.netty.util.internal.CleanableDirectBuffer;
 import io.netty.util.internal.PlatformDependent;
 
 /**
- * Whether freeing a direct slab gives its memory back to the system at once and cheaply, as Netty frees it here.
- *
- * <p>Netty frees direct memory at once through {@code Unsafe} (its no-cleaner buffers, or the JDK's cleaner run
- * by hand), or on JDK 24+ through {@code free()} linked with the foreign function API, which Netty uses only when
- * native access is enabled for its module. Otherwise (JDK 25 without {@code Unsafe} and without
- * {@code --enable-native-access}) the memory of a freed slab waits for the garbage collector (Netty 4.2.18+) or a
- * shared arena's close, a handshake with every thread (older 4.2 releases); there a slab given back and taken again
- * costs far more than one kept. A wrong answer costs memory or time, never correctness: both ways are safe.
+ * How freeing a direct slab gives its memory back to the system, as Netty frees it in this JVM; decided once, since
+ * Netty chooses when {@link PlatformDependent} loads. A wrong answer costs memory or time, never correctness: each way
+ * of freeing is safe.
  */
-final class DirectMemoryRelease {
-    /** Decided once: Netty chooses how it frees direct memory once, when {@link PlatformDependent} loads. */
-    static final boolean IS_CHEAP = isCheap();
+enum DirectMemoryRelease {
+    /**
+     * At once and cheaply: through {@code Unsafe} (Netty's no-cleaner buffers, or the JDK's cleaner run by hand), or
+     * on JDK 24+ through {@code free()} linked with the foreign function API, which Netty uses only where native access
+     * is enabled for its module.
+     */
+    AT_ONCE,
+    /**
+     * At once, by closing the slab's own shared arena (JDK 25 without {@code Unsafe} and without native access, Netty's
+     * {@code CleanerJava25}): the close is a handshake with every thread of the JVM, tens of microseconds with few
+     * threads and milliseconds with many, so slabs are closed on the background thread ({@code ArenaCloser}), never
+     * on the thread that frees them.
+     */
+    BY_CLOSING_ITS_ARENA,
+    /**
+     * When the garbage collector collects the slab's buffer (an older Netty on JDK 24+ without {@code Unsafe} and
+     * native access): giving a slab back lowers nothing until a collection, while a new one takes fresh memory.
+     */
+    BY_THE_COLLECTOR;
 
-    private DirectMemoryRelease() {
+    /** This JVM's. */
+    static final DirectMemoryRelease HERE = detect();
+
+    private static DirectMemoryRelease detect() {
+        if (PlatformDependent.hasUnsafe()
+            || PlatformDependent.javaVersion() >= 24 && isNativeAccessEnabled(PlatformDependent.class.getModule())) {
+            return AT_ONCE;
+        }
+        return closesArenas() ? BY_CLOSING_ITS_ARENA : BY_THE_COLLECTOR;
     }
 
-    private static boolean isCheap() {
-        if (PlatformDependent.hasUnsafe()) {
-            return true;
+    /** Whether the direct memory slabs get is freed by closing a shared arena: a one-off probe of 64 bytes. */
+    private static boolean closesArenas() {
+        try {
+            CleanableDirectBuffer probe = Slab.allocateDirectMemory(64);
+            boolean arena = probe.getClass().getName().contains("CleanerJava25");
+            probe.clean();
+            return arena;
+        } catch (RuntimeException | Error e) {
+            return false;
         }
-        return PlatformDependent.javaVersion() >= 24 && isNativeAccessEnabled(PlatformDependent.class.getModule());
     }
 
     /** {@code Module.isNativeAccessEnabled()}, a JDK 22 method, called reflectively as the baseline is JDK 17. */

@@ -8,10 +8,10 @@ package io.github.magalloc.core;
 enum LargeSlabReturn {
     /**
      * To the reuse pool (within its budget): heap slabs, each of which would otherwise be garbage for the GC, and
-     * direct slabs where freeing is not cheap ({@link DirectMemoryRelease}: their memory waits for the GC, so giving
-     * them back lowers nothing until a collection, while each new chunk takes fresh memory). A spare given back costs
-     * only a trip through the pool, so a magazine keeps up to a quarter of its large bytes in use, the first-made
-     * chunks first.
+     * direct slabs where freeing is not cheap ({@link DirectMemoryRelease}: a handshake with every thread, or memory
+     * that waits for the GC and lowers nothing until a collection, while each new chunk takes fresh memory). A spare
+     * given back costs only a trip through the pool, so a magazine keeps up to a quarter of its large bytes in use,
+     * the first-made chunks first.
      */
     TO_REUSE_POOL(4, false),
     /**
@@ -33,6 +33,6 @@ enum LargeSlabReturn {
     }
 
     static LargeSlabReturn of(boolean direct) {
-        return direct && DirectMemoryRelease.IS_CHEAP ? TO_SYSTEM : TO_REUSE_POOL;
+        return direct && DirectMemoryRelease.HERE == DirectMemoryRelease.AT_ONCE ? TO_SYSTEM : TO_REUSE_POOL;
     }
 }

@@ -17,12 +17,15 @@ final class SlabSource {
     private final PoolEvents events;
     /** Asked for after every direct slab's memory went back to the C allocator. */
     private final NativeTrim trim;
+    /** Closes the slabs whose memory goes back by closing their arena, off the freeing thread. */
+    private final ArenaCloser arenas;
 
     SlabSource(boolean direct, PoolMetrics metrics, PoolEvents events, NativeTrim trim) {
         this.direct = direct;
         this.metrics = metrics;
         this.events = events;
         this.trim = trim;
+        this.arenas = new ArenaCloser(trim, BackgroundThread.SCHEDULER, ArenaCloser.MAX_PENDING_BYTES);
     }
 
     /**
@@ -45,27 +48,35 @@ final class SlabSource {
         if (!live.remove(slab)) {
             return;
         }
-        slab.free();
         metrics.slabFreed(slab.size);
         events.slabFreed(slab.size, pooled, slab.address, metrics.reservedBytes());
-        afterMemoryFreed(slab);
+        if (direct) {
+            giveBackDirect(slab);
+        }
     }
 
     /**
-     * Asks for a trim of the C heap once the slab's memory is back in the C allocator: now where Netty frees direct
-     * memory at once, else once the collector has collected the slab's buffer, whose cleaner frees it (protocol 3b
-     * (resident memory)).
+     * The direct slab's memory goes back as Netty frees it here ({@link DirectMemoryRelease}), and a trim of the C heap
+     * is asked for once it is back in the C allocator (protocol 3b (resident memory)): at once; after its arena's
+     * close on the background thread; or after the collection that finds its buffer, whose cleaner frees it. (The
+     * collector takes a heap slab.)
      */
-    private void afterMemoryFreed(Slab slab) {
-        if (trim == NativeTrim.NONE) {
-            return;
-        }
-        long bytes = slab.size;
-        if (DirectMemoryRelease.IS_CHEAP) {
-            trim.afterFree(bytes);
-        } else {
-            NativeTrim afterCollection = trim; // the task must not reference the slab
-            AfterCollection.register(slab.memoryOwner(), () -> afterCollection.afterFree(bytes));
+    private void giveBackDirect(Slab slab) {
+        switch (DirectMemoryRelease.HERE) {
+            case AT_ONCE:
+                slab.free();
+                trim.afterFree(slab.size);
+                break;
+            case BY_CLOSING_ITS_ARENA:
+                arenas.close(slab);
+                break;
+            default:
+                slab.free();
+                if (trim != NativeTrim.NONE) {
+                    long bytes = slab.size;
+                    NativeTrim afterCollection = trim; // the task must not reference the slab
+                    AfterCollection.register(slab.memoryOwner(), () -> afterCollection.afterFree(bytes));
+                }
         }
     }
 
@@ -76,7 +87,8 @@ final class SlabSource {
      */
     Runnable freeAllTask() {
         LiveSlabs slabs = live;
-        NativeTrim afterFree = DirectMemoryRelease.IS_CHEAP ? trim : NativeTrim.NONE;
+        NativeTrim afterFree = DirectMemoryRelease.HERE == DirectMemoryRelease.BY_THE_COLLECTOR ? NativeTrim.NONE
+            : trim;
         return () -> {
             long bytes = slabs.freeAll();
             if (bytes > 0) {

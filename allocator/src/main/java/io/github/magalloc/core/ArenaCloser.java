@@ -1,0 +1,84 @@
+package io.github.magalloc.core;
+
+import io.github.magalloc.buffer.Slab;
+import io.github.magalloc.buffer.SlabStack;
+
+/**
+ * Frees direct slabs whose memory goes back by closing their own shared arena ({@link DirectMemoryRelease}
+ * {@code BY_CLOSING_ITS_ARENA}) on the background thread, in batches, then asks for a trim of the C heap: a close is a
+ * handshake with every thread of the JVM, which an event loop's decay tick or a releasing thread must not wait for.
+ *
+ * <pre>
+ *   pending slabs  =>  a close is due on the background thread       (whenever no close runs; {@link DueTask})
+ *   pendingBytes  <=  maxPendingBytes                                 (beyond it the freeing thread closes its own)
+ * </pre>
+ * A slab is handed here once, by the one caller that took it out of its pool's live slabs, so it is closed once.
+ * The bound keeps a thread that frees faster than the background thread closes from piling up memory nobody uses;
+ * where no background thread can run, the freeing thread closes them itself rather than keep them.
+ */
+final class ArenaCloser {
+    /** Bytes waiting for their close at most: a few huge buffers', far more than a decay tick frees at once. */
+    static final long MAX_PENDING_BYTES = 64L << 20;
+
+    private final NativeTrim trim;
+    private final long maxPendingBytes;
+    /** Guarded by this object's lock. */
+    private final SlabStack pending = new SlabStack();
+    /** Guarded by this object's lock; read by the due check. */
+    private long pendingBytes;
+    private final DueTask closing;
+
+    ArenaCloser(NativeTrim trim, BackgroundThread.Scheduler scheduler, long maxPendingBytes) {
+        this.trim = trim;
+        this.maxPendingBytes = maxPendingBytes;
+        this.closing = new DueTask(scheduler, () -> 0, this::hasPending, this::closePending, true);
+    }
+
+    /** Any thread: {@code slab} is no longer used; its arena is closed soon on the background thread. */
+    void close(Slab slab) {
+        boolean queued;
+        synchronized (this) {
+            queued = pendingBytes + slab.size <= maxPendingBytes;
+            if (queued) {
+                pending.push(slab);
+                pendingBytes += slab.size;
+            }
+        }
+        if (queued) {
+            closing.request();
+        } else {
+            slab.free();
+            trim.afterFree(slab.size);
+        }
+    }
+
+    private synchronized boolean hasPending() {
+        return pendingBytes > 0;
+    }
+
+    /** Tests read it. */
+    synchronized long pendingBytes() {
+        return pendingBytes;
+    }
+
+    /** The background thread: closes every pending slab's arena, one handshake each, then asks for a trim. */
+    private void closePending() {
+        long closedBytes = 0;
+        Slab slab;
+        while ((slab = next()) != null) {
+            slab.free();
+            closedBytes += slab.size;
+        }
+        if (closedBytes > 0) {
+            trim.afterFree(closedBytes);
+        }
+    }
+
+    private synchronized Slab next() {
+        Slab slab = pending.pop();
+        if (slab != null) {
+            pendingBytes -= slab.size;
+        }
+        return slab;
+    }
+}
