@@ -77,11 +77,16 @@ public final class SideBySide {
     /**
      * Added to the fork args of an after-a-peak JVM: room for the peak's direct buffers and what the pool keeps
      * besides them (the fork args' -Xmx2g is the room for heap), and the heap touched at start, so that the resident
-     * memory column shows native memory only (the fork args make -Xms equal to -Xmx). On JDK 24+ native access for
-     * Netty, without which a freed direct buffer's memory waits for the garbage collector (docs/tuning.md, "Resident
-     * memory").
+     * memory column shows native memory only (the fork args make -Xms equal to -Xmx).
      */
-    private static final List<String> PEAK_JVM_ARGS = peakJvmArgs();
+    private static final List<String> PEAK_JVM_ARGS = List.of("-XX:MaxDirectMemorySize=2g", "-XX:+AlwaysPreTouch");
+    /**
+     * The JVM flags an after-a-peak row runs with besides {@link #PEAK_JVM_ARGS}: none, and on JDK 24+ also native
+     * access, with which Netty frees direct memory through {@code free()} rather than by closing an arena
+     * (docs/tuning.md, "Resident memory").
+     */
+    private static final List<List<String>> PEAK_FLAGS = Runtime.version().feature() >= 24
+        ? List.of(List.of(), List.of("--enable-native-access=ALL-UNNAMED")) : List.of(List.of());
     /** Receive settings of the quick run (paced clients); --report and --full run every {@link ReceiveSetting}. */
     private static final List<ReceiveSetting> RECEIVE_SETTINGS_QUICK = List.of(ReceiveSetting.FIXED_512K,
             ReceiveSetting.NETTY_ADAPTIVE, ReceiveSetting.MAGALLOC, ReceiveSetting.CUT_FIXED_512K);
@@ -95,14 +100,6 @@ public final class SideBySide {
     private static final String RECEIVE_CHART_BENCHMARK = "io.github.magalloc.bench.Receive.usedMemory";
     /** The first JDK with virtual threads: the benchmark JVMs run on the runner's own JDK. */
     private static final int VIRTUAL_THREADS_JDK = 21;
-
-    private static List<String> peakJvmArgs() {
-        List<String> args = new ArrayList<>(List.of("-XX:MaxDirectMemorySize=2g", "-XX:+AlwaysPreTouch"));
-        if (Runtime.version().feature() >= 24) {
-            args.add("--enable-native-access=ALL-UNNAMED");
-        }
-        return List.copyOf(args);
-    }
 
     /** One JMH invocation: one benchmark class on one kind of worker thread, with explicit params (none = all). */
     record Run(String benchmark, Workers workers, Map<String, String[]> params) {
@@ -181,11 +178,11 @@ public final class SideBySide {
     static List<Run> quickRuns() {
         return List.of(
                 run("AllocPattern", Workers.EVENT_LOOP, "allocator", MAIN3, "distribution",
-                        new String[] {"SOCKET_PROXY", "API_GATEWAY"}, "maxLive", new String[] {"1024", "8192"},
+                        new String[] {"SOCKET_PROXY", "API_GATEWAY"}, "maxLive", new String[] {"1024", "8192", "65536"},
                         "readWrite", new String[] {"false"}, "direct", new String[] {"true"}),
-                run("FixedSize", Workers.EVENT_LOOP, "allocator", MAIN3, "size", new String[] {"256"},
-                        "direct", new String[] {"true"}),
-                run("CrossThread", Workers.EVENT_LOOP, "allocator", MAIN3, "size", new String[] {"256"},
+                run("FixedSize", Workers.EVENT_LOOP, "allocator", MAIN3, "size",
+                        new String[] {"256", "65536", "1048576"}, "direct", new String[] {"true"}),
+                run("CrossThread", Workers.EVENT_LOOP, "allocator", MAIN3, "size", new String[] {"256", "65536"},
                         "direct", new String[] {"true"}),
                 run("Growth", Workers.EVENT_LOOP, "allocator", MAIN2, "target", new String[] {"16384"},
                         "direct", new String[] {"true"}),
@@ -196,7 +193,7 @@ public final class SideBySide {
                 run("AllocPattern", Workers.PLAIN, "allocator", MAIN2, "distribution", new String[] {"SOCKET_PROXY"},
                         "maxLive", new String[] {"1024"}, "readWrite", new String[] {"false"},
                         "direct", new String[] {"true"}),
-                run("FixedSize", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"256"},
+                run("FixedSize", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"256", "65536"},
                         "direct", new String[] {"true"}),
                 run("CrossThread", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"256"},
                         "direct", new String[] {"true"}),
@@ -396,7 +393,7 @@ public final class SideBySide {
                 + PEAK_MIB + " MiB of direct buffers on " + PEAK_LOOPS + " event loops and " + PEAK_PLAIN_THREADS
                 + " plain threads, released; used = allocator metric (heap+direct), RSS = the process's resident "
                 + "memory above its level just before the peak, at each time after the release; no trim.");
-        List<String> header = new ArrayList<>(List.of("allocator", "traffic", "releaser", "peak MiB"));
+        List<String> header = new ArrayList<>(List.of("allocator", "JVM flags", "traffic", "releaser", "peak MiB"));
         for (String s : seconds) {
             header.add("used MiB " + s + " s");
         }
@@ -406,44 +403,60 @@ public final class SideBySide {
         TextTable table = new TextTable(header.toArray(new String[0]));
         List<String> tsv = new ArrayList<>();
         boolean ok = true;
-        for (String traffic : traffics) {
-            for (String releaser : releasers) {
-                for (String kind : MAIN3) {
-                    List<String> args = new ArrayList<>(List.of(kind, "direct", traffic, releaser, PEAK_MIB,
-                        PEAK_LOOPS, PEAK_PLAIN_THREADS));
-                    args.addAll(seconds);
-                    List<String> lines = new ArrayList<>();
-                    int exit = javaWithForkArgs(PEAK_JVM_ARGS, PeakReport.class.getName(), args, lines);
-                    // one PEAK line per sample: allocator, heap|direct, after, releaser, peak, seconds, used, RSS
-                    List<String> row = new ArrayList<>();
-                    List<String> rss = new ArrayList<>();
-                    for (String line : lines) {
-                        if (!line.startsWith(PeakReport.PREFIX)) {
-                            continue;
-                        }
-                        String fields = line.substring(PeakReport.PREFIX.length());
-                        tsv.add(fields);
-                        String[] c = fields.split("\t");
-                        if (row.isEmpty()) {
-                            row.addAll(List.of(c[0], c[2], c[3], mib(Double.parseDouble(c[4]))));
-                        }
-                        row.add(mib(Double.parseDouble(c[6])));
-                        rss.add(mib(Double.parseDouble(c[7])));
+        List<PeakRow> rows = new ArrayList<>();
+        for (List<String> flags : PEAK_FLAGS) {
+            for (String traffic : traffics) {
+                for (String releaser : releasers) {
+                    for (String kind : MAIN3) {
+                        rows.add(new PeakRow(flags, kind, traffic, releaser));
                     }
-                    row.addAll(rss);
-                    if (exit != 0 || row.size() != header.size()) {
-                        ok = false;
-                        console.println("PeakReport " + String.join(" ", args) + " FAILED (exit " + exit + "):");
-                        lines.forEach(l -> console.println("    " + l));
-                        continue;
-                    }
-                    table.add(row.toArray(new String[0]));
                 }
             }
+        }
+        for (PeakRow peakRow : rows) {
+            List<String> args = new ArrayList<>(List.of(peakRow.allocator(), "direct", peakRow.traffic(),
+                peakRow.releaser(), PEAK_MIB, PEAK_LOOPS, PEAK_PLAIN_THREADS));
+            args.addAll(seconds);
+            List<String> jvmArgs = new ArrayList<>(PEAK_JVM_ARGS);
+            jvmArgs.addAll(peakRow.flags());
+            List<String> lines = new ArrayList<>();
+            int exit = javaWithForkArgs(jvmArgs, PeakReport.class.getName(), args, lines);
+            // one PEAK line per sample: allocator, heap|direct, after, releaser, peak, seconds, used, RSS
+            List<String> row = new ArrayList<>();
+            List<String> rss = new ArrayList<>();
+            for (String line : lines) {
+                if (!line.startsWith(PeakReport.PREFIX)) {
+                    continue;
+                }
+                String fields = line.substring(PeakReport.PREFIX.length());
+                tsv.add(fields + "\t" + peakRow.flagsLabel());
+                String[] c = fields.split("\t");
+                if (row.isEmpty()) {
+                    row.addAll(List.of(c[0], peakRow.flagsLabel(), c[2], c[3], mib(Double.parseDouble(c[4]))));
+                }
+                row.add(mib(Double.parseDouble(c[6])));
+                rss.add(mib(Double.parseDouble(c[7])));
+            }
+            row.addAll(rss);
+            if (exit != 0 || row.size() != header.size()) {
+                ok = false;
+                console.println("PeakReport " + String.join(" ", jvmArgs) + " " + String.join(" ", args)
+                    + " FAILED (exit " + exit + "):");
+                lines.forEach(l -> console.println("    " + l));
+                continue;
+            }
+            table.add(row.toArray(new String[0]));
         }
         table.print(console);
         Files.write(out.resolve("peak.tsv"), tsv);
         return ok;
+    }
+
+    /** One after-a-peak JVM: its JVM flags besides {@link #PEAK_JVM_ARGS}, and {@link PeakReport}'s arguments. */
+    private record PeakRow(List<String> flags, String allocator, String traffic, String releaser) {
+        String flagsLabel() {
+            return flags.isEmpty() ? "none" : String.join(" ", flags);
+        }
     }
 
     /**
