@@ -96,8 +96,24 @@ class GoalsTest {
     void goalsWithoutRowsSayNotMeasured() {
         String out = print(parse(fixed("MAGALLOC", 12.0, 0.0)));
         assertThat(out).contains("vs ADAPTIVE: not measured (no comparable row)");
-        assertThat(out).contains("G3 CrossThread: producer throughput, median of forks >= 2x adaptive's; no fork "
+        assertThat(out).contains("G3 CrossThread up to the size classes: producer throughput, median of forks >= 2x adaptive's; no fork "
                 + "below adaptive's median\n    not measured (no MAGALLOC row for this goal)");
+    }
+
+    private static String fixedLarge(String allocator, double ns) {
+        return row("FixedSizeBenchmark.allocRelease", "avgt", allocator, ", \"size\" : \"65536\"", ns, "ns/op",
+                metric("gc.alloc.rate.norm", 0.0, "B/op"));
+    }
+
+    @Test
+    void sizesAboveTheSizeClassesAreCheckedByTheLargeBufferGoalOnly() {
+        String met = print(parse(fixedLarge("MAGALLOC", 30.0), fixedLarge("ADAPTIVE", 50.0)));
+        String g10 = met.substring(met.indexOf("G10 "));
+        assertThat(g10).contains("size=65536").contains("vs ADAPTIVE: 0.60 (goal <= 0.60x) met");
+        assertThat(met.substring(met.indexOf("G2 "), met.indexOf("G3 "))).doesNotContain("size=65536");
+        assertThat(met.substring(met.indexOf("G7 "), met.indexOf("G8 "))).doesNotContain("size=65536");
+        String missed = print(parse(fixedLarge("MAGALLOC", 31.0), fixedLarge("ADAPTIVE", 50.0)));
+        assertThat(missed.substring(missed.indexOf("G10 "))).contains("vs ADAPTIVE: 0.62 (goal <= 0.60x) NOT met");
     }
 
     /** A cross-thread row whose producer score has one fork per value (two iterations each at that value). */
