@@ -59,7 +59,15 @@ final class StressFixtures {
 
     /** A chunk of {@code segments} 1,024-byte segments in a small heap slab, all of them free. */
     static SizeClassChunk newChunk(MemoryPool pool, Magazine magazine, int segments) {
-        return new SizeClassChunk(Slab.heap(segments * SEGMENT_SIZE), pool.supply(), magazine, SIZE_CLASS);
+        return new SizeClassChunk(slab(pool, segments * SEGMENT_SIZE), pool.supply(), magazine, SIZE_CLASS);
+    }
+
+    /**
+     * A heap slab of {@code size} bytes taken from {@code pool}'s own slab source, as the supply takes one: the source
+     * frees (and counts in {@code slabsFreed}) only the slabs it handed out.
+     */
+    static Slab slab(MemoryPool pool, int size) {
+        return ((SlabSource) get(field(ChunkSupply.class, "slabs"), pool.supply())).take(size, true);
     }
 
     /** Makes {@code chunk} (all free, in no list) its magazine's current chunk, parking the one it replaces. */
@@ -96,7 +104,7 @@ final class StressFixtures {
     }
 
     static LargeChunk newLargeChunk(MemoryPool pool, int pages) {
-        return newLargeChunk(pool, ownedMagazine(pool), Slab.heap(pages * LargeChunk.PAGE_SIZE));
+        return newLargeChunk(pool, ownedMagazine(pool), slab(pool, pages * LargeChunk.PAGE_SIZE));
     }
 
     /** A buffer object standing for a live buffer holding the first free run of {@code pages} pages of {@code chunk}. */
@@ -120,7 +128,7 @@ final class StressFixtures {
 
     /** A large chunk of {@code pages} pages in a heap slab, all free, in {@code magazine}'s list of large chunks. */
     static LargeChunk addLargeChunk(MemoryPool pool, Magazine magazine, int pages) {
-        LargeChunk chunk = newLargeChunk(pool, magazine, Slab.heap(pages * LargeChunk.PAGE_SIZE));
+        LargeChunk chunk = newLargeChunk(pool, magazine, slab(pool, pages * LargeChunk.PAGE_SIZE));
         largeChunksOf(magazine).add(chunk);
         return chunk;
     }
