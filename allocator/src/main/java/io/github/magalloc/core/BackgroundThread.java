@@ -34,8 +34,16 @@ final class BackgroundThread {
 
     private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackgroundThread.class);
 
-    /** Schedules on the shared thread, made with the first task of any pool. */
-    static final Scheduler SCHEDULER = (task, delayMillis) -> Shared.INSTANCE.schedule(task, delayMillis);
+    /**
+     * The JVM's one instance, made with this class (a pool's construction initializes it) rather than by the first
+     * task: tasks come from releases on any thread, and virtual threads that raced to initialize a holder class would
+     * be pinned while one of them ran its initializer. The object alone costs nothing; its thread starts with the first
+     * task.
+     */
+    private static final BackgroundThread SHARED = new BackgroundThread("magalloc-background", DaemonThreads::start);
+
+    /** Schedules on the shared thread. */
+    static final Scheduler SCHEDULER = SHARED::schedule;
 
     private final String name;
     private final Starter starter;
@@ -134,10 +142,5 @@ final class BackgroundThread {
             long byDue = dueNanos - other.dueNanos;
             return byDue != 0 ? (byDue < 0 ? -1 : 1) : Long.compare(order, other.order);
         }
-    }
-
-    /** Holder of the shared thread's scheduler, made at the first task of any pool. */
-    private static final class Shared {
-        static final BackgroundThread INSTANCE = new BackgroundThread("magalloc-background", DaemonThreads::start);
     }
 }
