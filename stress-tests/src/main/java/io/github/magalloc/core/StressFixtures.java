@@ -96,13 +96,13 @@ final class StressFixtures {
         return buf;
     }
 
-    /** A large chunk of {@code pages} pages in a heap slab, all free, owned by a magazine of an unstarted thread. */
     /** A large chunk of {@code magazine} on {@code slab}, counted as a magazine's {@code LargeChunks} counts it. */
     private static LargeChunk newLargeChunk(MemoryPool pool, Magazine magazine, Slab slab) {
         pool.supply().metrics.largeChunkCreated();
         return new LargeChunk(slab, pool.supply(), magazine);
     }
 
+    /** A large chunk of {@code pages} pages in a heap slab, all free, owned by a magazine of an unstarted thread. */
     static LargeChunk newLargeChunk(MemoryPool pool, int pages) {
         return newLargeChunk(pool, ownedMagazine(pool), slab(pool, pages * LargeChunk.PAGE_SIZE));
     }
