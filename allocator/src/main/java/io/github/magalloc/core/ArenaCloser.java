@@ -14,7 +14,8 @@ import io.github.magalloc.buffer.SlabStack;
  * </pre>
  * A slab is handed here once, by the one caller that took it out of its pool's live slabs, so it is closed once.
  * The bound keeps a thread that frees faster than the background thread closes from piling up memory nobody uses;
- * where no background thread can run, the freeing thread closes them itself rather than keep them.
+ * where no background thread can run, the freeing thread closes them itself rather than keep them. Memory waiting here
+ * still counts against the direct memory limit, so an allocation that finds the limit reached closes them first.
  */
 final class ArenaCloser {
     /** Bytes waiting for their close at most: a few huge buffers', far more than a decay tick frees at once. */
@@ -61,8 +62,11 @@ final class ArenaCloser {
         return pendingBytes;
     }
 
-    /** The background thread: closes every pending slab's arena, one handshake each, then asks for a trim. */
-    private void closePending() {
+    /**
+     * Closes every pending slab's arena, one handshake each, then asks for a trim: on the background thread, and on a
+     * thread whose slab allocation found direct memory exhausted, since pending memory still counts against the limit.
+     */
+    void closePending() {
         long closedBytes = 0;
         Slab slab;
         while ((slab = next()) != null) {

@@ -201,9 +201,11 @@ final class ChunkSupply {
             return slabs.take(size, pooled);
         } catch (OutOfMemoryError first) {
             // Free memory we hold is ours to give back before we give up: the stripes' empty chunks (their unused
-            // large chunks may be most of it), then every pooled slab. Thread magazines' lists are their owners'.
+            // large chunks may be most of it), then every pooled slab, and memory freed but waiting for its arena's
+            // close (which counts against the limit until then). Thread magazines' lists are their owners'.
             freeHeldElsewhere.run();
             long freedBytes = freePooledSlabs();
+            slabs.closePendingArenas();
             try {
                 Slab slab = slabs.take(size, pooled);
                 events.memoryExhausted(size, freedBytes, true, metrics.reservedBytes(), slabs.limit(),

@@ -85,6 +85,14 @@ final class SlabSource {
      * for a trim of the C heap. It references none of the pool's parts but the list of slabs and the trim, so it does
      * not keep the pool alive.
      */
+    /**
+     * Before a retry on exhausted memory: closes the arenas of the slabs this source freed and still counts against the
+     * direct memory limit (those waiting for the background thread, and those the retry's own frees just queued).
+     */
+    void closePendingArenas() {
+        arenas.closePending();
+    }
+
     Runnable freeAllTask() {
         LiveSlabs slabs = live;
         NativeTrim afterFree = DirectMemoryRelease.HERE == DirectMemoryRelease.BY_THE_COLLECTOR ? NativeTrim.NONE
