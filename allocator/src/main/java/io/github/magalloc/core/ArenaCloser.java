@@ -15,11 +15,18 @@ import io.github.magalloc.buffer.SlabStack;
  * A slab is handed here once, by the one caller that took it out of its pool's live slabs, so it is closed once.
  * The bound keeps a thread that frees faster than the background thread closes from piling up memory nobody uses;
  * where no background thread can run, the freeing thread closes them itself rather than keep them. Memory waiting here
- * still counts against the direct memory limit, so an allocation that finds the limit reached closes them first.
+ * still counts against the direct memory limit, so an allocation that finds the limit reached closes every pool's
+ * first.
  */
 final class ArenaCloser {
     /** Bytes waiting for their close at most: a few huge buffers', far more than a decay tick frees at once. */
     static final long MAX_PENDING_BYTES = 64L << 20;
+
+    /**
+     * The closers of every direct pool alive, weakly: memory pending in any pool counts against the JVM's one direct
+     * memory limit, so an allocation that finds it reached closes them all ({@link #closeAllPending}).
+     */
+    private static final WatchList<ArenaCloser> DIRECT_POOLS = new WatchList<>();
 
     private final NativeTrim trim;
     private final long maxPendingBytes;
@@ -51,6 +58,20 @@ final class ArenaCloser {
             slab.free();
             trim.afterFree(slab.size);
         }
+    }
+
+    /** Makes {@link #closeAllPending} reach {@code closer} while its pool lives. */
+    static void watch(ArenaCloser closer) {
+        DIRECT_POOLS.add(closer);
+    }
+
+    /**
+     * A thread whose slab allocation found direct memory exhausted: closes the pending arenas of every pool, on this
+     * thread, before its retry. Cold; other pools' closes may run on the background thread at the same time, each slab
+     * taken once.
+     */
+    static void closeAllPending() {
+        DIRECT_POOLS.forEach(ArenaCloser::closePending);
     }
 
     private synchronized boolean hasPending() {

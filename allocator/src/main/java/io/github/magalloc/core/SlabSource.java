@@ -26,6 +26,9 @@ final class SlabSource {
         this.events = events;
         this.trim = trim;
         this.arenas = new ArenaCloser(trim, BackgroundThread.SCHEDULER, ArenaCloser.MAX_PENDING_BYTES);
+        if (direct) {
+            ArenaCloser.watch(arenas);
+        }
     }
 
     /**
@@ -86,11 +89,13 @@ final class SlabSource {
      * not keep the pool alive.
      */
     /**
-     * Before a retry on exhausted memory: closes the arenas of the slabs this source freed and still counts against the
-     * direct memory limit (those waiting for the background thread, and those the retry's own frees just queued).
+     * Before a retry on exhausted memory: closes the arenas of the slabs freed but still counted against the direct
+     * memory limit, this pool's (the retry's own frees just queued some) and every other pool's.
      */
     void closePendingArenas() {
-        arenas.closePending();
+        if (direct) {
+            ArenaCloser.closeAllPending();
+        }
     }
 
     Runnable freeAllTask() {
