@@ -5,11 +5,11 @@ import io.github.magalloc.buffer.SlabStack;
 
 /**
  * Frees direct slabs whose memory goes back by closing their own shared arena ({@link DirectMemoryRelease}
- * {@code BY_CLOSING_ITS_ARENA}) on the background thread, in batches, then asks for a trim of the C heap: a close is a
+ * {@code BY_CLOSING_ITS_ARENA}) on magalloc-arena-closes, in batches, then asks for a trim of the C heap: a close is a
  * handshake with every thread of the JVM, which an event loop's decay tick or a releasing thread must not wait for.
  *
  * <pre>
- *   pending slabs  =>  a close is due on the background thread       (whenever no close runs; {@link DueTask})
+ *   pending slabs  =>  a close is due on magalloc-arena-closes       (whenever no close runs; {@link DueTask})
  *   pendingBytes  <=  maxPendingBytes                                 (beyond it the freeing thread closes its own)
  * </pre>
  * A slab is handed here once, by the one caller that took it out of its pool's live slabs, so it is closed once.
@@ -42,7 +42,7 @@ final class ArenaCloser {
         this.closing = new DueTask(scheduler, () -> 0, this::hasPending, this::closePending, true);
     }
 
-    /** Any thread: {@code slab} is no longer used; its arena is closed soon on the background thread. */
+    /** Any thread: {@code slab} is no longer used; its arena is closed soon on magalloc-arena-closes. */
     void close(Slab slab) {
         boolean queued;
         synchronized (this) {
@@ -67,7 +67,7 @@ final class ArenaCloser {
 
     /**
      * A thread whose slab allocation found direct memory exhausted: closes the pending arenas of every pool, on this
-     * thread, before its retry. Cold; other pools' closes may run on the background thread at the same time, each slab
+     * thread, before its retry. Cold; other pools' closes may run on magalloc-arena-closes at the same time, each slab
      * taken once.
      */
     static void closeAllPending() {
@@ -84,7 +84,7 @@ final class ArenaCloser {
     }
 
     /**
-     * Closes every pending slab's arena, one handshake each, then asks for a trim: on the background thread, and on a
+     * Closes every pending slab's arena, one handshake each, then asks for a trim: on magalloc-arena-closes, and on a
      * thread whose slab allocation found direct memory exhausted, since pending memory still counts against the limit.
      */
     void closePending() {

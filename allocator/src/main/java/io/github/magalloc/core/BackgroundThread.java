@@ -45,6 +45,16 @@ final class BackgroundThread {
     /** Schedules on the shared thread. */
     static final Scheduler SCHEDULER = SHARED::schedule;
 
+    /**
+     * A thread of its own for the closes of direct slabs' arenas (a close is a handshake with every thread of the JVM,
+     * slow while many threads run): a batch of them must not delay the reuse pools' purges and the trims behind it.
+     */
+    private static final BackgroundThread ARENA_CLOSES = new BackgroundThread("magalloc-arena-closes",
+        DaemonThreads::start);
+
+    /** Schedules on the arena closes' thread. */
+    static final Scheduler ARENA_CLOSES_SCHEDULER = ARENA_CLOSES::schedule;
+
     private final String name;
     private final Starter starter;
     /** Tasks by due time, then by order of scheduling. Guarded by this object's lock. */

@@ -25,7 +25,7 @@ final class SlabSource {
         this.metrics = metrics;
         this.events = events;
         this.trim = trim;
-        this.arenas = new ArenaCloser(trim, BackgroundThread.SCHEDULER, ArenaCloser.MAX_PENDING_BYTES);
+        this.arenas = new ArenaCloser(trim, BackgroundThread.ARENA_CLOSES_SCHEDULER, ArenaCloser.MAX_PENDING_BYTES);
         if (direct) {
             ArenaCloser.watch(arenas);
         }
