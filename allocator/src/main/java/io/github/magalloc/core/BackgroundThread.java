@@ -7,9 +7,10 @@ import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The allocator's one background thread, {@code magalloc-background}, shared by every pool of the JVM: it runs the
- * work that must not run on the thread that made it due (an event loop, a request's thread), such as giving back
- * what the reuse pool holds above its budget and trimming the C allocator's heap. A daemon made by
+ * A background thread shared by every pool of the JVM: it runs the work that must not run on the thread that made it
+ * due (an event loop, a request's thread). Two instances: {@code magalloc-background} gives back what the reuse pools
+ * hold above their budgets and trims the C allocator's heap; {@code magalloc-arena-closes} closes direct slabs'
+ * arenas ({@link ArenaCloser}), whose handshakes must not delay the first. Each a daemon made by
  * {@link DaemonThreads} (it keeps nothing of the thread that starts it), started by the first task and ended after
  * {@link #KEEP_ALIVE_NANOS} with nothing to do, so no thread waits while nothing is due and none keeps the JVM from
  * exiting.
