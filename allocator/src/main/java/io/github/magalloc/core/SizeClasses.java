@@ -5,9 +5,9 @@ package io.github.magalloc.core;
  *
  * <p>The table mixes a geometric spine (four classes per power of two from 256 B up) with the spikes seen in
  * production traffic: 640 B and 1,024 B frames, 8 KiB and 16 KiB TLS-sized records plus 512 B of framing
- * (8,704 and 16,896 B). {@code docs/design.md} shows the internal waste of this table on the web socket proxy
- * trace. Every class is a multiple of {@link #QUANTUM}, so one byte table indexed by {@code ceil(size / 16)}
- * answers "which class" without a search.
+ * (8,704 and 16,896 B). {@code docs/benchmarks.md} ("Memory") gives the internal waste of this table on the web
+ * socket proxy trace. Every class is a multiple of {@link #QUANTUM}, so one byte table indexed by
+ * {@code ceil(size / 16)} answers "which class" without a search.
  */
 public final class SizeClasses {
     static final int QUANTUM_SHIFT = 4;
