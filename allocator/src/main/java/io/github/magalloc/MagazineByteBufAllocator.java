@@ -2,6 +2,7 @@ package io.github.magalloc;
 
 import io.github.magalloc.core.MemoryPool;
 import io.github.magalloc.core.PoolSettings;
+import io.github.magalloc.core.SizeClasses;
 import io.github.magalloc.jfr.JfrEvents;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
@@ -49,6 +50,19 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
         JfrEvents.watchRequests(heap);
         JfrEvents.watchRequests(direct);
         this.metric = new MagazineByteBufAllocatorMetric(heap, direct);
+    }
+
+    /**
+     * The sizes of the size classes, ascending (a new array each call): a request up to the last one takes a segment
+     * of the smallest class that holds it, with nothing else rounded up; a larger one takes whole 8 KiB pages. For
+     * code that sizes buffers to fit the classes (a receive allocator's guesses).
+     */
+    public static int[] sizeClasses() {
+        int[] sizes = new int[SizeClasses.COUNT];
+        for (int i = 0; i < sizes.length; i++) {
+            sizes[i] = SizeClasses.sizeOf(i);
+        }
+        return sizes;
     }
 
     public static MagazineAllocatorConfig.Builder builder() {

@@ -12,7 +12,7 @@ import io.netty.util.internal.ObjectUtil;
  * Adds the cut of {@link RightSizingRecvByteBufAllocator} to any receive allocator: a fixed size
  * ({@code new FixedRecvByteBufAllocator(512 * 1024)}), Netty's {@code AdaptiveRecvByteBufAllocator}, a framework's
  * own. The wrapped allocator still decides the guesses and when a channel goes on reading; each read buffer it sized
- * is cut to its bytes before the pipeline sees it when the read filled it at most half ({@link ReceiveCounters}), so
+ * is cut to its bytes before the pipeline sees it when the read filled it at most half ({@link ReadBufferCut}), so
  * the configured size no longer decides the memory that buffers kept by the pipeline hold.
  *
  * <pre>

@@ -1,6 +1,6 @@
 package io.github.magalloc.receive;
 
-import io.github.magalloc.core.SizeClasses;
+import io.github.magalloc.MagazineByteBufAllocator;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,11 +21,12 @@ final class ReceiveSizes {
     }
 
     private static int[] build() {
+        int[] classes = MagazineByteBufAllocator.sizeClasses();
         List<Integer> sizes = new ArrayList<>();
-        for (int i = 0; i < SizeClasses.COUNT; i++) {
-            sizes.add(SizeClasses.sizeOf(i));
+        for (int size : classes) {
+            sizes.add(size);
         }
-        for (int power = SizeClasses.MAX_SIZE; power < MAX; power <<= 1) {
+        for (int power = classes[classes.length - 1]; power < MAX; power <<= 1) {
             sizes.add(power + (power >>> 1));
             sizes.add(power << 1);
         }

@@ -17,7 +17,7 @@ import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
  *       once (the next read of the same loop already uses it); two reads in a row that fill at most half make it
  *       the smallest size that holds the larger of them. Never below the minimum or above the maximum.</li>
  *   <li><b>Cutting</b>: a read buffer filled at most half is cut to its bytes before the pipeline sees it
- *       ({@link ReceiveCounters}), so what a slow client's partial reads pin is about what they hold.</li>
+ *       ({@link ReadBufferCut}), so what a slow client's partial reads pin is about what they hold.</li>
  * </ul>
  *
  * <p>Defaults: minimum 64 B, initial 2 KiB, maximum 64 KiB (Netty's adaptive allocator's bounds). {@link #metric()}

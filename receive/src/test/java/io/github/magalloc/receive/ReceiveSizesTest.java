@@ -1,6 +1,6 @@
 package io.github.magalloc.receive;
 
-import io.github.magalloc.core.SizeClasses;
+import io.github.magalloc.MagazineByteBufAllocator;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,12 +9,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ReceiveSizesTest {
     @Test
     void theSizeClassesComeFirstThenPageRuns() {
-        for (int i = 0; i < SizeClasses.COUNT; i++) {
-            assertThat(ReceiveSizes.sizeAt(i)).isEqualTo(SizeClasses.sizeOf(i));
+        int[] classes = MagazineByteBufAllocator.sizeClasses();
+        for (int i = 0; i < classes.length; i++) {
+            assertThat(ReceiveSizes.sizeAt(i)).isEqualTo(classes[i]);
         }
-        assertThat(ReceiveSizes.sizeAt(SizeClasses.COUNT)).isEqualTo(48 * 1024);
-        assertThat(ReceiveSizes.sizeAt(SizeClasses.COUNT + 1)).isEqualTo(64 * 1024);
-        assertThat(ReceiveSizes.sizeAt(SizeClasses.COUNT + 2)).isEqualTo(96 * 1024);
+        assertThat(ReceiveSizes.sizeAt(classes.length)).isEqualTo(48 * 1024);
+        assertThat(ReceiveSizes.sizeAt(classes.length + 1)).isEqualTo(64 * 1024);
+        assertThat(ReceiveSizes.sizeAt(classes.length + 2)).isEqualTo(96 * 1024);
         assertThat(ReceiveSizes.sizeAt(ReceiveSizes.indexAtLeast(Integer.MAX_VALUE))).isEqualTo(ReceiveSizes.MAX);
     }
 
