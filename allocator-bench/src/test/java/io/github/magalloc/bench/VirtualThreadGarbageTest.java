@@ -25,7 +25,7 @@ class VirtualThreadGarbageTest {
     @Test
     void anAllocationBelongsToTheFirstFrameOutsideTheJdk() {
         assertThat(VirtualThreadGarbage.ownerOf(List.of("jdk.internal.vm.Continuation", "java.lang.Thread",
-            "io.github.magalloc.core.MagazineLock", "io.github.magalloc.workload.VirtualThreadRequests")))
+            "io.github.magalloc.core.PaddedSpinLock", "io.github.magalloc.workload.VirtualThreadRequests")))
             .isEqualTo(Owner.ALLOCATOR);
         assertThat(VirtualThreadGarbage.ownerOf(List.of("java.nio.DirectByteBuffer", "io.netty.buffer.PoolArena")))
             .isEqualTo(Owner.ALLOCATOR);

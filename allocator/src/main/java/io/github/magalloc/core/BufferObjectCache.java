@@ -43,7 +43,7 @@ final class BufferObjectCache extends ObjectCache {
      */
     static final int RETURNED_OBJECTS = SPARE_OBJECTS * 8;
 
-    private final ChunkSupply supply;
+    private final PoolContext context;
     /** The home thread's id: compared with the releasing thread's on every recycle. */
     final long ownerThreadId;
     private final MagByteBuf[] spare;
@@ -60,10 +60,10 @@ final class BufferObjectCache extends ObjectCache {
 
 
     /** A cache for the thread {@code ownerThreadId}; in debug mode it keeps nothing, so objects are never reused. */
-    BufferObjectCache(ChunkSupply supply, long ownerThreadId) {
-        this.supply = supply;
+    BufferObjectCache(PoolContext context, long ownerThreadId) {
+        this.context = context;
         this.ownerThreadId = ownerThreadId;
-        boolean keeps = !supply.isDebug();
+        boolean keeps = !context.isDebug();
         this.spare = new MagByteBuf[keeps ? SPARE_OBJECTS : 0];
         this.spareLimit = spare.length;
         this.returned = keeps ? new MpscAtomicArrayQueue<>(RETURNED_OBJECTS) : null;
@@ -75,7 +75,7 @@ final class BufferObjectCache extends ObjectCache {
     MagByteBuf take() {
         int n = spareCount;
         if (n == 0 && (n = collectReturned()) == 0) {
-            return supply.newBufferObject(this);
+            return context.newBufferObject(this);
         }
         spareCount = --n;
         MagByteBuf buf = spare[n];

@@ -5,10 +5,10 @@ import io.github.magalloc.buffer.Slab;
 
 /** Memory of one pool that buffers are cut from: size-classed, large (page runs) or huge (one buffer). */
 abstract class Chunk extends BufferMemory {
-    final ChunkSupply supply;
+    final PoolContext context;
 
-    Chunk(Slab slab, ChunkSupply supply) {
+    Chunk(Slab slab, PoolContext context) {
         super(slab);
-        this.supply = supply;
+        this.context = context;
     }
 }

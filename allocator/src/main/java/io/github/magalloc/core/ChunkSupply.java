@@ -1,23 +1,16 @@
 package io.github.magalloc.core;
 
-import io.github.magalloc.buffer.BufferPool;
 import io.github.magalloc.buffer.MagByteBuf;
-import io.github.magalloc.buffer.ObjectHome;
 import io.github.magalloc.buffer.Slab;
 
 /**
  * Where one pool's chunks, slabs and buffer objects come from and go back to: the {@link ReusePool} first, then the
  * system ({@link SlabSource}), with one retry after giving back what is free when memory is exhausted. The room
  * below the magazines: they take and give back here, and it knows no magazine (a magazine activates the chunk it
- * takes). Also what the rooms below the pool share: its settings, metrics and observer.
+ * takes). What the parts of the pool share (settings, metrics, observer) is its {@link PoolContext}.
  */
 final class ChunkSupply {
-    final PoolSettings settings;
-    final PoolMetrics metrics = new PoolMetrics();
-    final PoolEvents events;
-    /** The pool whose buffer objects this makes, and whose debug mode every part asks. */
-    private final BufferPool buffers;
-    private final boolean direct;
+    final PoolContext context;
     private final ReusePool reuse;
     private final ReuseExcess reuseExcess;
     /** Where empty large-chunk slabs go: the reuse pool, or the system where that is cheap. */
@@ -28,12 +21,10 @@ final class ChunkSupply {
     /** Gives back what the pool holds elsewhere (the stripes' empty chunks) before a retry on exhausted memory. */
     private final Runnable freeHeldElsewhere;
 
-    ChunkSupply(BufferPool buffers, boolean direct, PoolSettings settings, PoolEvents events,
-                Runnable freeHeldElsewhere) {
-        this.buffers = buffers;
-        this.direct = direct;
-        this.settings = settings;
-        this.events = events;
+    ChunkSupply(PoolContext context, Runnable freeHeldElsewhere) {
+        this.context = context;
+        PoolSettings settings = context.settings;
+        boolean direct = context.direct;
         this.freeHeldElsewhere = freeHeldElsewhere;
         this.largeSlabReturn = LargeSlabReturn.of(direct);
         this.reuse = new ReusePool(settings.reuseBudgetBytes(), reuseCeiling(settings),
@@ -42,7 +33,7 @@ final class ChunkSupply {
             settings.decayMillis());
         this.nativeTrim = direct && settings.nativeTrimMillis() > 0
             ? new RateLimitedNativeTrim(settings.nativeTrimMillis()) : NativeTrim.NONE;
-        this.slabs = new SlabSource(direct, metrics, events, nativeTrim);
+        this.slabs = new SlabSource(direct, context.metrics, context.events, nativeTrim);
         if (direct) {
             // Once nothing reaches this supply (every chunk, magazine and buffer object of the pool does), no buffer
             // can touch a slab: the ones still taken go back. Heap slabs need nothing: the collector takes them.
@@ -60,23 +51,13 @@ final class ChunkSupply {
         return settings.decayMillis() > 0 ? budget + Math.min(budget, Long.MAX_VALUE - budget) : budget;
     }
 
-    /** Debug mode (poisoned memory, no recycled objects, tracked segments): decided once, with the pool. */
-    boolean isDebug() {
-        return buffers.isDebug();
-    }
-
-    /** A new buffer object of the pool's kind, belonging to {@code home} for life. */
-    MagByteBuf newBufferObject(ObjectHome home) {
-        return MagByteBuf.newObject(buffers, home, direct);
-    }
-
     // ------------------------------------------------------------------ size-classed chunks
 
     /** An empty chunk of {@code sizeClass} from the reuse pool, as it is, for the caller to activate; or null. */
     SizeClassChunk pollChunk(int sizeClass) {
         SizeClassChunk chunk = reuse.pollChunk(sizeClass);
         if (chunk != null) {
-            events.reusePoolTake(sizeClass, chunk.slab.size, true, reuse.pooledBytes());
+            context.events.reusePoolTake(sizeClass, chunk.slab.size, true, reuse.pooledBytes());
         }
         return chunk;
     }
@@ -84,21 +65,21 @@ final class ChunkSupply {
     /** A pooled empty slab that can back a chunk of {@code sizeClass}, or null. */
     Slab pollSlabFor(int sizeClass) {
         Slab slab = reuse.pollSlabFor(sizeClass);
-        events.reusePoolTake(sizeClass, slab == null ? 0 : slab.size, false, reuse.pooledBytes());
+        context.events.reusePoolTake(sizeClass, slab == null ? 0 : slab.size, false, reuse.pooledBytes());
         return slab;
     }
 
     /** A magazine put {@code chunk} to use: taken whole from the reuse pool if {@code reused}, else new. */
     void chunkActivated(SizeClassChunk chunk, boolean threadMagazine, boolean reused) {
-        metrics.chunkActivated(chunk.sizeClass);
-        events.chunkActivated(chunk.sizeClass, chunk.slab.size, metrics.activeChunks(chunk.sizeClass),
+        context.metrics.chunkActivated(chunk.sizeClass);
+        context.events.chunkActivated(chunk.sizeClass, chunk.slab.size, context.metrics.activeChunks(chunk.sizeClass),
             threadMagazine, reused);
     }
 
     /** Gives an entirely free chunk back: to the reuse pool as it is, or its slab to the system. */
     void retireChunk(SizeClassChunk chunk) {
         chunk.onRetire();
-        metrics.chunkRetired(chunk.sizeClass);
+        context.metrics.chunkRetired(chunk.sizeClass);
         // Read before the offer: once offered, another thread may take the chunk.
         int sizeClass = chunk.sizeClass;
         Slab slab = chunk.slab;
@@ -108,7 +89,7 @@ final class ChunkSupply {
         } else {
             freeSlab(slab);
         }
-        events.chunkRetired(sizeClass, slab.size, metrics.activeChunks(sizeClass), pooled);
+        context.events.chunkRetired(sizeClass, slab.size, context.metrics.activeChunks(sizeClass), pooled);
     }
 
     // ------------------------------------------------------------------ large chunks
@@ -118,9 +99,9 @@ final class ChunkSupply {
     }
 
     /** A detached large chunk no buffer uses any more: its slab goes back (protocol 6 (large chunks)). */
-    void retireLargeChunk(LargeChunk chunk) {
-        metrics.largeChunkFreed();
-        releaseLargeSlab(chunk.slab);
+    void retireLargeChunk(Slab slab) {
+        context.metrics.largeChunkFreed();
+        releaseLargeSlab(slab);
     }
 
     /**
@@ -135,7 +116,7 @@ final class ChunkSupply {
     /** A pooled empty slab of at least {@code size} bytes for a large chunk, or null. */
     Slab takePooledLargeSlab(int size) {
         Slab slab = reuse.pollSlabAtLeast(size);
-        events.reusePoolTake(-1, slab == null ? 0 : slab.size, false, reuse.pooledBytes());
+        context.events.reusePoolTake(-1, slab == null ? 0 : slab.size, false, reuse.pooledBytes());
         return slab;
     }
 
@@ -163,12 +144,12 @@ final class ChunkSupply {
     /** The memory of one huge buffer; see {@link #allocateSlab(int, boolean)}. */
     Slab allocateHugeSlab(int size) {
         Slab slab = allocateSlab(size, false);
-        metrics.hugeBufferAllocated(slab.size);
+        context.metrics.hugeBufferAllocated(slab.size);
         return slab;
     }
 
     void freeHugeSlab(Slab slab) {
-        metrics.hugeBufferFreed(slab.size);
+        context.metrics.hugeBufferFreed(slab.size);
         slabs.free(slab, false);
     }
 
@@ -188,7 +169,7 @@ final class ChunkSupply {
      */
     private Slab allocateSlab(int size, boolean pooled) {
         Slab slab = takeSlab(size, pooled);
-        if (pooled && isDebug()) {
+        if (pooled && context.isDebug()) {
             // Debug mode: every free byte of a chunk is poison, so that a write into memory nobody holds shows at
             // its next hand-out (DebugMemory).
             slab.fill(0, slab.size, MagByteBuf.POISON);
@@ -208,11 +189,11 @@ final class ChunkSupply {
             slabs.closePendingArenas();
             try {
                 Slab slab = slabs.take(size, pooled);
-                events.memoryExhausted(size, freedBytes, true, metrics.reservedBytes(), slabs.limit(),
+                context.events.memoryExhausted(size, freedBytes, true, context.metrics.reservedBytes(), slabs.limit(),
                     first.getMessage());
                 return slab;
             } catch (OutOfMemoryError second) {
-                events.memoryExhausted(size, freedBytes, false, metrics.reservedBytes(), slabs.limit(),
+                context.events.memoryExhausted(size, freedBytes, false, context.metrics.reservedBytes(), slabs.limit(),
                     first.getMessage());
                 throw slabs.exhausted(size, second);
             }

@@ -17,8 +17,8 @@ final class DebugSizeClassChunk extends SizeClassChunk {
     /** 1 for a segment held by a buffer, 0 for a free one; any thread (a release may come from anywhere). */
     private final AtomicIntegerArray inUse;
 
-    DebugSizeClassChunk(Slab slab, ChunkSupply supply, Magazine magazine, int sizeClass) {
-        super(slab, supply, magazine, sizeClass);
+    DebugSizeClassChunk(Slab slab, PoolContext context, Magazine magazine, int sizeClass) {
+        super(slab, context, magazine, sizeClass);
         this.inUse = new AtomicIntegerArray(segmentCount);
     }
 

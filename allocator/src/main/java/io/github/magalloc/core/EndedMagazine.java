@@ -14,7 +14,7 @@ package io.github.magalloc.core;
  */
 final class EndedMagazine {
     private final ThreadMagazine magazine;
-    private final MagazineLock lock = new MagazineLock();
+    private final PaddedSpinLock lock = new PaddedSpinLock();
 
     EndedMagazine(ThreadMagazine magazine) {
         this.magazine = magazine;
@@ -35,14 +35,14 @@ final class EndedMagazine {
             ChunkSupply supply = magazine.supply;
             // Counted before any chunk can be retired (only the lock holder, we, can retire): retiring subtracts.
             long heldBytes = magazine.chunkBytes();
-            supply.metrics.magazineEnded(heldBytes);
+            supply.context.metrics.magazineEnded(heldBytes);
             magazine.releaseThreadResources();
             magazine.parkCurrentChunks();
             magazine.collectAllRemoteReleases(true);
             Thread owner = magazine.ownerThread.get();
-            supply.events.magazineEnded(magazine.threadId, owner == null ? null : owner.getName(),
+            supply.context.events.magazineEnded(magazine.threadId, owner == null ? null : owner.getName(),
                 owner != Thread.currentThread(), heldBytes, magazine.chunkBytes(), magazine.chunkCount(),
-                supply.metrics.endedThreadsBytes());
+                supply.context.metrics.endedThreadsBytes());
         } finally {
             lock.unlock();
         }
@@ -59,9 +59,9 @@ final class EndedMagazine {
     }
 
     /**
-     * Any thread whose release raced with the end (its segment is in a queue the end's drain may have missed):
-     * drains every queue under the lock, waiting for it if it is busy. The releaser sweeps itself rather than
-     * asking the holder to ({@link MagazineLock}: nobody leaves work for the holder). Never called with the lock held.
+     * Any thread whose release raced with the end (its segment is in a queue the end's drain may have missed): drains
+     * every queue under the lock, waiting for it if it is busy. The releaser sweeps itself rather than asking the
+     * holder to ({@link PaddedSpinLock}: nobody leaves work for the holder). Never called with the lock held.
      */
     void sweepRemoteReleases() {
         lock.lock();

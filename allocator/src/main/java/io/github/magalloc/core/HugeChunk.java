@@ -5,8 +5,11 @@ import io.github.magalloc.buffer.Slab;
 
 /** Memory for one buffer above the pooling limit: allocated for it alone and freed when it is released. */
 final class HugeChunk extends Chunk {
+    private final ChunkSupply supply;
+
     HugeChunk(Slab slab, ChunkSupply supply) {
-        super(slab, supply);
+        super(slab, supply.context);
+        this.supply = supply;
     }
 
     @Override

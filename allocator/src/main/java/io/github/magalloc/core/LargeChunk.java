@@ -46,10 +46,12 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
 
     /** The magazine that allocates from this chunk; told when a release empties it. */
     final Magazine magazine;
+    /** Where the chunk's slab goes back once it is detached and no buffer uses it. */
+    private final ChunkSupply supply;
     final int pageCount;
     /**
-     * The chunk's lock word ({@link SpinLock}, the module's one spin-lock protocol): it guards every field below. A field
-     * of the chunk, not a padded lock object of its own, which would be garbage when the chunk goes.
+     * The chunk's lock word ({@link SpinLock}, the module's one spin-lock protocol): it guards every field below. A
+     * field of the chunk, not a padded lock object of its own, which would be garbage when the chunk goes.
      */
     private volatile int lockWord;
     /** Bit {@code p % 64} of word {@code p / 64} is set while page {@code p} belongs to a live buffer. */
@@ -78,7 +80,8 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
     }
 
     LargeChunk(Slab slab, ChunkSupply supply, Magazine magazine) {
-        super(slab, supply);
+        super(slab, supply.context);
+        this.supply = supply;
         this.magazine = magazine;
         this.pageCount = slab.size >>> PAGE_SHIFT;
         this.usedPages = new long[(pageCount + 63) >>> 6];
@@ -166,7 +169,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
             SpinLock.unlock(this);
         }
         if (giveBack) {
-            supply.retireLargeChunk(this);
+            supply.retireLargeChunk(slab);
         } else if (empty) {
             magazine.onLargeChunkEmptied();
         }
@@ -182,7 +185,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         int kept = runBytes >>> PAGE_SHIFT;
         int freed = (buf.reservedBytes() >>> PAGE_SHIFT) - kept;
         assert kept > 0 && freed > 0 : "shrink of " + buf.reservedBytes() + " bytes to " + runBytes;
-        if (supply.isDebug()) {
+        if (context.isDebug()) {
             buf.poisonTail(runBytes);
         }
         SpinLock.lock(this);
@@ -211,7 +214,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
             SpinLock.unlock(this);
         }
         if (giveBack) {
-            supply.retireLargeChunk(this);
+            supply.retireLargeChunk(slab);
         }
     }
 

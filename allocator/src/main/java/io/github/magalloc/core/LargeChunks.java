@@ -75,7 +75,7 @@ final class LargeChunks {
                 return false;
             }
         }
-        supply.metrics.largeChunkCreated();
+        supply.context.metrics.largeChunkCreated();
         magazine.onChunkTaken();
         LargeChunk chunk = new LargeChunk(slab, supply, magazine);
         chunks.add(chunk);
@@ -90,7 +90,7 @@ final class LargeChunks {
      * the allocation fails with the report.
      */
     private void checkUnwrittenIfDebug(LargeChunk chunk, int offset, int runBytes) {
-        if (!supply.isDebug()) {
+        if (!supply.context.isDebug()) {
             return;
         }
         try {
@@ -108,7 +108,7 @@ final class LargeChunks {
      * reused.
      */
     int chunkSizeFor(int runBytes) {
-        int maxChunkSize = supply.settings.maxLargeChunkSize();
+        int maxChunkSize = supply.context.settings.maxLargeChunkSize();
         long wanted = Math.max(runBytes, (long) averageRunBytes * 2);
         int chunkSize = wanted >= maxChunkSize ? maxChunkSize
             : Math.max(SizeClasses.MIN_CHUNK_SIZE * 2, Integer.highestOneBit((int) wanted - 1) << 1);

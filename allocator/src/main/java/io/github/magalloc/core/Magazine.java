@@ -29,10 +29,10 @@ import io.github.magalloc.buffer.Slab;
  * releasers' copy of the count with (protocol 2b (parked chunks)).
  *
  * <p>Layout: {@link CacheLinePadding} in front, then the owner id, which every release reads, then
- * {@link MagazinePad}, then the owner's fields: neighbouring objects (a stripes array, another magazine) and the
+ * {@link MagazineOwnerIdPad}, then the owner's fields: neighbouring objects (a stripes array, another magazine) and the
  * owner's writes must not share a cache line with what other threads read on every release.
  */
-abstract class Magazine extends MagazinePad {
+abstract class Magazine extends MagazineOwnerIdPad {
     final ChunkSupply supply;
     private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
     /** Non-current chunks with free segments (as far as the owner knows); made on first use. */
@@ -143,7 +143,7 @@ abstract class Magazine extends MagazinePad {
         next.decayMark = false;
         onPlaceChanged(next);
         if (replaced != null) {
-            requests.addFrom(replaced);
+            replaced.moveCountsTo(requests);
             park(replaced);
         }
         return next;
@@ -235,8 +235,8 @@ abstract class Magazine extends MagazinePad {
 
     /** Cold: a new chunk of {@code sizeClass} on {@code slab}, this magazine's. */
     private SizeClassChunk newChunk(int sizeClass, Slab slab) {
-        SizeClassChunk chunk = supply.isDebug() ? new DebugSizeClassChunk(slab, supply, this, sizeClass)
-            : new SizeClassChunk(slab, supply, this, sizeClass);
+        SizeClassChunk chunk = supply.context.isDebug() ? new DebugSizeClassChunk(slab, supply.context, this, sizeClass)
+            : new SizeClassChunk(slab, supply.context, this, sizeClass);
         onChunkTaken();
         supply.chunkActivated(chunk, isThreadMagazine(), false);
         return chunk;
@@ -332,7 +332,7 @@ abstract class Magazine extends MagazinePad {
                 chunk.drainRemote();
                 if (chunk.isEntirelyFree()) {
                     current[sizeClass] = null;
-                    requests.addFrom(chunk);
+                    chunk.moveCountsTo(requests);
                     onPlaceChanged(chunk);
                     retire(chunk);
                 }
@@ -355,7 +355,7 @@ abstract class Magazine extends MagazinePad {
             decayParked(full[sizeClass]);
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {
-                requests.addFrom(chunk);
+                chunk.moveCountsTo(requests);
                 chunk.drainRemote();
                 if (chunk.isEntirelyFree()) {
                     current[sizeClass] = null;
@@ -404,7 +404,7 @@ abstract class Magazine extends MagazinePad {
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {
                 current[sizeClass] = null;
-                requests.addFrom(chunk);
+                chunk.moveCountsTo(requests);
                 park(chunk);
             }
         }

@@ -1,17 +1,87 @@
 package io.github.magalloc.core;
 
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.TimeUnit;
+
 /**
- * Who runs a thread magazine's decay ticks (protocol 7 (decay)): its thread's event loop ({@link EventLoopDecay}),
- * the owner itself on its slow paths ({@link SlowPathDecay}: a thread that runs no executor, or whose executor
- * refuses tasks), or nobody ({@link #NONE}: the period is 0). The magazine calls every method without knowing which
+ * Who runs a thread magazine's decay ticks (protocol 7 (decay)): its thread's event loop ({@link OnEventLoop}),
+ * the owner itself on its slow paths ({@link OnSlowPaths}: a thread that runs no executor, or whose executor
+ * refuses tasks), or nobody ({@link None}: the period is 0). The magazine calls every method without knowing which
  * it has; none of them throws.
  */
 abstract class MagazineDecay {
-    /** No ticks: the magazine gives memory back at refills after {@code trim()} and when its thread ends. */
-    static final MagazineDecay NONE = new MagazineDecay() {
+    static final MagazineDecay NONE = new None();
+
+    /**
+     * The decay of a magazine that the calling thread is creating for itself: ticks on the calling thread's event
+     * loop if it runs one (a task scheduled there runs on this very thread), else on the thread's own slow paths.
+     */
+    static MagazineDecay forCurrentThread(Target magazine, long periodMillis) {
+        if (periodMillis <= 0) {
+            return NONE;
+        }
+        EventExecutor loop = ThreadExecutorMap.currentExecutor();
+        return loop != null && runsOnCurrentThread(loop) ? new OnEventLoop(magazine, loop, periodMillis)
+            : new OnSlowPaths(magazine, periodMillis);
+    }
+
+    /** Whether {@code loop} runs its tasks on the calling thread; an executor that throws here is trusted with none. */
+    private static boolean runsOnCurrentThread(EventExecutor loop) {
+        try {
+            return loop.inEventLoop();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Owner, cold: a chunk came into the magazine (from the reuse pool or the system); stopped ticks start again. */
+    abstract void onChunkTaken();
+
+    /** Owner, cold: a refill or a large allocation, while {@link #ticksOnSlowPaths()}; a tick due runs here. */
+    abstract void onSlowPath();
+
+    /** Owner: whether the ticks run on the owner's slow paths now ({@link #onSlowPath}), no executor running them. */
+    abstract boolean ticksOnSlowPaths();
+
+    /** Any thread: asks the owner to collect what a release gave back (a large chunk emptied) soon. */
+    abstract void requestCollect();
+
+    /** Whether ticks run while the owner allocates nothing (on its event loop), which can then unpin the magazine. */
+    abstract boolean runsWhenIdle();
+
+    /**
+     * The magazine a decay ticks for (a {@link ThreadMagazine}): every call but {@link #requestOwnerWork} comes from
+     * its owner thread, on a slow path or a task of its event loop.
+     */
+    interface Target {
+        /** One tick of the magazine's lists; returns whether it still holds chunks (else ticks may stop). */
+        boolean decayTick();
+
+        /** Whether the period the last tick closed saw no allocation. */
+        boolean wasIdleLastPeriod();
+
+        /** Its thread's link to it becomes weak, until the next allocation (protocol 8 (dropped allocators)). */
+        void unpinFromThread();
+
+        /** Whether the calling thread owns it and it has not ended. */
+        boolean isOwnedByCurrentThread();
+
+        /** Gives back the large chunks' spares if a release emptied one. */
+        void releaseLargeSparesIfEmptied();
+
+        /** Any thread: the owner looks at what changed (ticks moved to its slow paths) at its next slow path. */
+        void requestOwnerWork();
+    }
+
+    /** No ticks (the period is 0): memory goes back at refills after {@code trim()} and when the thread ends. */
+    static final class None extends MagazineDecay {
         @Override
         void onChunkTaken() {
         }
@@ -33,42 +103,271 @@ abstract class MagazineDecay {
         boolean ticksOnSlowPaths() {
             return false;
         }
-    };
+    }
 
     /**
-     * The decay of a magazine that the calling thread is creating for itself: ticks on the calling thread's event
-     * loop if it runs one (a task scheduled there runs on this very thread), else on the thread's own slow paths.
+     * Decay ticks (protocol 7 (decay)) that the owner runs itself, on its slow paths (a refill, a large allocation),
+     * once a period has passed since the last: for a thread magazine whose thread runs no executor (a plain thread that
+     * opted in) or whose executor refuses tasks (a harness executor that throws from {@code execute} and {@code
+     * schedule}, a custom executor that is closed). Nothing is asked of any executor, so nothing can be refused, and
+     * nothing is added to the fast path: a tick costs one clock read per slow path while the magazine holds a chunk.
+     *
+     * <pre>
+     *   two ticks are at least periodNanos apart          (the rule of the marks, as on an event loop)
+     *   holdsChunks == false  =>  the magazine held no chunk at the last tick, and none was taken since
+     * </pre>
+     * What it cannot do: a thread that stops allocating, or that only reuses segments of its current chunks, reaches no
+     * slow path, so its magazine keeps what it holds until {@code trim()} or the thread's end.
      */
-    static MagazineDecay forCurrentThread(ThreadMagazine magazine, long periodMillis) {
-        if (periodMillis <= 0) {
-            return NONE;
-        }
-        EventExecutor loop = ThreadExecutorMap.currentExecutor();
-        return loop != null && runsOnCurrentThread(loop) ? new EventLoopDecay(magazine, loop, periodMillis)
-            : new SlowPathDecay(magazine, periodMillis);
-    }
+    static class OnSlowPaths extends MagazineDecay {
+        final Target magazine;
+        private final long periodNanos;
+        /** Owner only: whether ticks run (the magazine held a chunk at the last tick, or took one since). */
+        private boolean holdsChunks;
+        /** Owner only: when the next tick is due ({@link System#nanoTime()}). */
+        private long nextTickNanos;
 
-    /** Whether {@code loop} runs its tasks on the calling thread; an executor that throws here is not trusted with any. */
-    private static boolean runsOnCurrentThread(EventExecutor loop) {
-        try {
-            return loop.inEventLoop();
-        } catch (RuntimeException e) {
+        OnSlowPaths(Target magazine, long periodMillis) {
+            this.magazine = magazine;
+            this.periodNanos = periodMillis * 1_000_000;
+        }
+
+        @Override
+        void onChunkTaken() {
+            if (!holdsChunks) {
+                holdsChunks = true;
+                nextTickNanos = System.nanoTime() + periodNanos;
+            }
+        }
+
+        @Override
+        void onSlowPath() {
+            if (holdsChunks) {
+                long now = System.nanoTime();
+                if (now - nextTickNanos >= 0) {
+                    nextTickNanos = now + periodNanos;
+                    holdsChunks = magazine.decayTick();
+                }
+            }
+        }
+
+        /** Nothing to ask: the owner collects at its next large allocation, a slow path. */
+        @Override
+        void requestCollect() {
+        }
+
+        /** An idle owner reaches no slow path: no tick runs while it allocates nothing. */
+        @Override
+        boolean runsWhenIdle() {
             return false;
         }
+
+        @Override
+        boolean ticksOnSlowPaths() {
+            return true;
+        }
     }
 
-    /** Owner, cold: a chunk came into the magazine (from the reuse pool or the system); ticks start if they had stopped. */
-    abstract void onChunkTaken();
+    /**
+     * The decay ticks of an event loop's magazine, run as tasks of that event loop (protocol 7 (decay)). A task of the
+     * loop runs on the loop's thread, the magazine's owner, between the loop's other tasks: so a tick touches the
+     * magazine's lists with no lock and no atomics, exactly like an allocation, and can never run while the owner
+     * allocates or releases. Nothing is added to the owner's allocation or release.
+     *
+     * <p>Each task checks that it runs on the owner of a magazine that has not ended: an executor may run tasks on a
+     * new thread after its first one ended (Netty's {@code GlobalEventExecutor} does), and a magazine ends when its
+     * thread detaches. Thread ids are never reused, so the check is exact.
+     *
+     * <p>Ticks run while the magazine holds a chunk: the tick that finds it holding none stops them, and the next
+     * chunk it takes starts them again. An idle loop whose magazine holds nothing is not woken.
+     *
+     * <p><b>An executor that refuses.</b> Any exception from {@code scheduleWithFixedDelay} or {@code execute} (a loop
+     * shutting down, a harness executor that throws {@code UnsupportedOperationException}, a closed custom executor's
+     * {@code IllegalStateException}) is a refusal: nothing is asked of the executor again, and the owner runs the ticks
+     * on its own slow paths from then on ({@link OnSlowPaths}). So a maintenance task never fails an allocation or a
+     * release, and memory still comes back.
+     *
+     * <p><b>Nothing kept alive.</b> The loop's queue holds the periodic task for as long as the loop lives, so the task
+     * holds this decay, and with it the magazine and its pool, weakly ({@link WeakTick}): a dropped allocator's
+     * magazine is collected while the loop runs on, and its next tick cancels itself.
+     */
+    static final class OnEventLoop extends OnSlowPaths {
+        private final EventExecutor loop;
+        private final long periodMillis;
+        /** The same task object every time: asking for a collect makes no garbage. */
+        private final Runnable collect = this::collect;
+        /** Owner only: the periodic tick, or {@link #STOPPED}. */
+        private Future<?> ticks = STOPPED;
+        /**
+         * Set by the first refusal, on any thread, never cleared: from then on the executor is asked for nothing and
+         * the owner runs the ticks ({@link OnSlowPaths}).
+         */
+        private volatile boolean executorRefused;
+        /**
+         * 1 from a request that queued the collect task until that task starts, else 0: at most one collect waits in
+         * the loop's queue, however many releases ask while the loop is busy. A request that finds 1 needs no task of
+         * its own: its read came before the task's clearing store, which comes before the task's look at the magazine.
+         * A refused request leaves it at 1: no later request asks the executor again.
+         */
+        private volatile int collectQueued;
 
-    /** Owner, cold: a refill or a large allocation, while {@link #ticksOnSlowPaths()}; a tick due runs here. */
-    abstract void onSlowPath();
+        private static final VarHandle COLLECT_QUEUED;
 
-    /** Owner: whether the ticks run on the owner's slow paths now ({@link #onSlowPath}), no executor running them. */
-    abstract boolean ticksOnSlowPaths();
+        static {
+            try {
+                COLLECT_QUEUED = MethodHandles.lookup().findVarHandle(OnEventLoop.class, "collectQueued", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
 
-    /** Any thread: asks the owner to collect what a release gave back (a large chunk emptied) soon. */
-    abstract void requestCollect();
+        /** What {@link #ticks} holds while no tick is scheduled. */
+        private static final Future<?> STOPPED = ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
 
-    /** Whether ticks run while the owner allocates nothing (on its event loop), which can then unpin the magazine. */
-    abstract boolean runsWhenIdle();
+        OnEventLoop(Target magazine, EventExecutor loop, long periodMillis) {
+            super(magazine, periodMillis);
+            this.loop = loop;
+            this.periodMillis = periodMillis;
+        }
+
+        @Override
+        void onChunkTaken() {
+            if (lvExecutorRefused()) {
+                super.onChunkTaken();
+            } else if (ticks == STOPPED) {
+                start();
+            }
+        }
+
+        /**
+         * Cold: schedules the ticks. A refusal hands them to the owner's slow paths; a loop that is shutting down
+         * refuses too, and its thread's end then hands the magazine over (protocol 4 (ended threads)).
+         */
+        private void start() {
+            WeakTick tick = new WeakTick(this);
+            try {
+                // Fixed delay, not fixed rate: a loop that was busy past a due tick runs it once, not once per missed
+                // period back to back, so two ticks are always at least a period apart (the rule of the marks).
+                ticks = tick.future =
+                    loop.scheduleWithFixedDelay(tick, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException | Error refused) {
+                svExecutorRefused();
+                magazine.requestOwnerWork();
+                super.onChunkTaken();
+            }
+        }
+
+        /** Owner, once the executor refused: the loop's ticks (if any still run) stop; the owner's slow paths tick. */
+        @Override
+        void onSlowPath() {
+            stopLoopTicks();
+            super.onSlowPath();
+        }
+
+        @Override
+        boolean ticksOnSlowPaths() {
+            return lvExecutorRefused();
+        }
+
+        /** While the executor takes tasks. */
+        @Override
+        boolean runsWhenIdle() {
+            return !lvExecutorRefused();
+        }
+
+        @Override
+        void requestCollect() {
+            if (lvExecutorRefused() || lvCollectQueued() != 0 || !casCollectQueued(0, 1)) {
+                return;
+            }
+            try {
+                loop.execute(collect);
+            } catch (RuntimeException | Error refused) {
+                // The owner collects at its next large allocation, and ticks on its slow paths from now on.
+                svExecutorRefused();
+                magazine.requestOwnerWork();
+            }
+        }
+
+        /**
+         * Owner, on the loop: one tick; stops the ticks when the magazine holds nothing or is not this thread's. A tick
+         * that finds the magazine holding nothing, or idle for the whole period, unpins it from its thread (the
+         * thread's link becomes weak until the next allocation): so the magazine of an allocator nobody references any
+         * more, which allocates nothing, is collectable a tick or two later, whatever it holds.
+         */
+        private void tick() {
+            if (!magazine.isOwnedByCurrentThread()) {
+                stopLoopTicks();
+                return;
+            }
+            boolean holdsChunks = magazine.decayTick();
+            if (!holdsChunks || magazine.wasIdleLastPeriod()) {
+                magazine.unpinFromThread();
+            }
+            if (!holdsChunks) {
+                stopLoopTicks();
+            }
+        }
+
+        private void stopLoopTicks() {
+            if (ticks != STOPPED) {
+                ticks.cancel(false);
+                ticks = STOPPED;
+            }
+        }
+
+        private void collect() {
+            svCollectQueued(0);
+            if (magazine.isOwnedByCurrentThread()) {
+                magazine.releaseLargeSparesIfEmptied();
+            }
+        }
+
+        /**
+         * The periodic task, as the loop's queue holds it: it reaches the decay through a weak reference, so a queued
+         * tick keeps no magazine and no pool alive. Once the decay is collected (its allocator was dropped), the next
+         * run cancels the task. Its future is set on the loop's own thread before the first run, which comes a period
+         * later on that thread.
+         */
+        private static final class WeakTick implements Runnable {
+            private final WeakReference<OnEventLoop> decay;
+            Future<?> future;
+
+            WeakTick(OnEventLoop decay) {
+                this.decay = new WeakReference<>(decay);
+            }
+
+            @Override
+            public void run() {
+                OnEventLoop live = decay.get();
+                if (live != null) {
+                    live.tick();
+                } else if (future != null) {
+                    future.cancel(false);
+                }
+            }
+        }
+
+        private boolean lvExecutorRefused() {
+            return executorRefused;
+        }
+
+        /** Volatile: a releaser's refusal reaches the owner, which looks when it sees its magazine's request. */
+        private void svExecutorRefused() {
+            executorRefused = true;
+        }
+
+        private int lvCollectQueued() {
+            return collectQueued;
+        }
+
+        private boolean casCollectQueued(int expect, int update) {
+            return COLLECT_QUEUED.compareAndSet(this, expect, update);
+        }
+
+        /** Volatile: ordered before the task's read of the magazine's flag (see {@link #collectQueued}). */
+        private void svCollectQueued(int value) {
+            collectQueued = value;
+        }
+    }
 }

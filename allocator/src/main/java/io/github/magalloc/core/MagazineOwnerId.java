@@ -1,7 +1,10 @@
 package io.github.magalloc.core;
 
-/** What every releasing thread reads: the owner thread's id. */
-abstract class MagazineShared extends CacheLinePadding {
+/**
+ * The first of {@link Magazine}'s fields: the owner thread's id, which every releasing thread reads, with a cache line
+ * of {@link CacheLinePadding} before it and of {@link MagazineOwnerIdPad} after it.
+ */
+abstract class MagazineOwnerId extends CacheLinePadding {
     /** The owner id of a magazine that no thread owns: matches no thread, so every release goes to the kind. */
     static final long NO_OWNER_THREAD = -1;
 
@@ -13,7 +16,7 @@ abstract class MagazineShared extends CacheLinePadding {
      */
     private volatile long ownerThreadId;
 
-    MagazineShared(long ownerThreadId) {
+    MagazineOwnerId(long ownerThreadId) {
         this.ownerThreadId = ownerThreadId;
     }
 

@@ -1,7 +1,7 @@
 package io.github.magalloc.core;
 
 /** {@link CacheLinePadding#BYTES} between the owner id and the owner's fields (see {@link Magazine}). */
-abstract class MagazinePad extends MagazineShared {
+abstract class MagazineOwnerIdPad extends MagazineOwnerId {
     byte q000, q001, q002, q003, q004, q005, q006, q007, q008, q009, q010, q011, q012, q013, q014, q015;
     byte q100, q101, q102, q103, q104, q105, q106, q107, q108, q109, q110, q111, q112, q113, q114, q115;
     byte q200, q201, q202, q203, q204, q205, q206, q207, q208, q209, q210, q211, q212, q213, q214, q215;
@@ -11,7 +11,7 @@ abstract class MagazinePad extends MagazineShared {
     byte q600, q601, q602, q603, q604, q605, q606, q607, q608, q609, q610, q611, q612, q613, q614, q615;
     byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
 
-    MagazinePad(long ownerThreadId) {
+    MagazineOwnerIdPad(long ownerThreadId) {
         super(ownerThreadId);
     }
 }

@@ -9,7 +9,7 @@ import java.lang.invoke.VarHandle;
  * different stripes must not invalidate each other's line on every CAS, whatever objects the allocation order or a
  * copying GC put next to the lock.
  */
-final class MagazineLock extends MagazineLockState {
+final class PaddedSpinLock extends PaddedSpinLockWord {
     byte q000, q001, q002, q003, q004, q005, q006, q007, q008, q009, q010, q011, q012, q013, q014, q015;
     byte q100, q101, q102, q103, q104, q105, q106, q107, q108, q109, q110, q111, q112, q113, q114, q115;
     byte q200, q201, q202, q203, q204, q205, q206, q207, q208, q209, q210, q211, q212, q213, q214, q215;
@@ -37,12 +37,12 @@ final class MagazineLock extends MagazineLockState {
 }
 
 /** The lock word, after the leading padding. */
-abstract class MagazineLockState extends CacheLinePadding implements SpinLock.Word {
+abstract class PaddedSpinLockWord extends CacheLinePadding implements SpinLock.Word {
     private static final VarHandle STATE;
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(MagazineLockState.class, "state", int.class);
+            STATE = MethodHandles.lookup().findVarHandle(PaddedSpinLockWord.class, "state", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

@@ -16,11 +16,11 @@ import java.lang.ref.WeakReference;
  * thread (protocol 5 (buffer objects)).
  */
 final class PlainThreadObjects {
-    private final ChunkSupply supply;
+    private final PoolContext context;
     private final ThreadLocal<WeakReference<BufferObjectCache>> caches = new ThreadLocal<>();
 
-    PlainThreadObjects(ChunkSupply supply) {
-        this.supply = supply;
+    PlainThreadObjects(PoolContext context) {
+        this.context = context;
     }
 
     /** The calling thread's cache, made if it has none (or its last one was collected). */
@@ -28,7 +28,7 @@ final class PlainThreadObjects {
         WeakReference<BufferObjectCache> link = caches.get();
         BufferObjectCache cache = link == null ? null : link.get();
         if (cache == null) {
-            cache = new BufferObjectCache(supply, Thread.currentThread().getId());
+            cache = new BufferObjectCache(context, Thread.currentThread().getId());
             caches.set(new WeakReference<>(cache));
         }
         return cache;

@@ -23,13 +23,11 @@ final class RequestCounts {
         counts[at + 1] += requestedBytes;
     }
 
-    /** Owner, cold: adds what {@code chunk} counted while current, which starts counting again from zero. */
-    void addFrom(SizeClassChunk chunk) {
-        int at = chunk.sizeClass << 1;
-        counts[at] += chunk.allocations;
-        counts[at + 1] += chunk.requestedBytes;
-        chunk.allocations = 0;
-        chunk.requestedBytes = 0;
+    /** Owner, cold: adds what a current chunk of {@code sizeClass} counted ({@link SizeClassChunk#moveCountsTo}). */
+    void add(int sizeClass, long allocations, long requestedBytes) {
+        int at = sizeClass << 1;
+        counts[at] += allocations;
+        counts[at + 1] += requestedBytes;
     }
 
     /** Owner: allocations counted here, all classes. */

@@ -40,7 +40,7 @@ import java.util.Arrays;
  *   <li>{@code objects[s]} is handed out only if {@code objects[s].memory() == this && objects[s].segment() == s}.
  *       Growth swaps memory between two buffer objects, so a segment's object can come to hold other memory. When
  *       both objects are segments' own and the growing thread owns both chunks, the two swap slots too
- *       ({@link #rebind}); otherwise the object that moved is left to the garbage collector and the segment gets a
+ *       ({@link #swapSlots}); otherwise the object that moved is left to the garbage collector and the segment gets a
  *       new one. The check is race-free: the object's memory fields were written before the memory it moved away
  *       from was freed, and the owner reads them after taking that free (program order, or the remote queue's
  *       release/acquire).</li>
@@ -83,8 +83,8 @@ class SizeClassChunk extends SizeClassChunkPad {
     SizeClassChunk prev;
     SizeClassChunk next;
 
-    SizeClassChunk(Slab slab, ChunkSupply supply, Magazine magazine, int sizeClass) {
-        super(slab, supply, magazine, sizeClass);
+    SizeClassChunk(Slab slab, PoolContext context, Magazine magazine, int sizeClass) {
+        super(slab, context, magazine, sizeClass);
         this.freeSegments = new int[segmentCount];
         this.objects = new MagByteBuf[segmentCount];
         this.objectsThreadId = magazine.lvOwnerThreadId();
@@ -99,6 +99,13 @@ class SizeClassChunk extends SizeClassChunkPad {
     void countRequest(int requestedBytes) {
         allocations++;
         this.requestedBytes += requestedBytes;
+    }
+
+    /** Owner, cold: adds what this chunk counted while current to {@code requests}, and counts again from zero. */
+    void moveCountsTo(RequestCounts requests) {
+        requests.add(sizeClass, allocations, requestedBytes);
+        allocations = 0;
+        requestedBytes = 0;
     }
 
     /** Pops a free segment, or returns -1 when the local list is empty. Owner only; no atomics. */
@@ -133,7 +140,7 @@ class SizeClassChunk extends SizeClassChunkPad {
 
     /** Cold: the segment's first object, or a replacement for one that moved away; debug mode keeps none. */
     private MagByteBuf newBoundObject(int segment) {
-        MagByteBuf buf = supply.newBufferObject(SegmentSlot.HOME);
+        MagByteBuf buf = context.newBufferObject(SegmentSlot.HOME);
         buf.setMemory(this, segment, offsetOf(segment), segmentSize);
         if (keepsObjects()) {
             objects[segment] = buf;
@@ -147,22 +154,55 @@ class SizeClassChunk extends SizeClassChunkPad {
     }
 
     /**
-     * Owner only: {@code to} now holds the memory of {@code segment}, which {@code from} held (growth swapped their
-     * memory): {@code to} takes over the segment's slot, so neither object is lost to the garbage collector.
+     * After {@code grown} and {@code fresh} swapped memory (a move): if both are segments' own objects and both chunks
+     * are owned by the calling thread's magazine, each object takes the slot of the segment it now holds (so growth
+     * makes no garbage) and this returns true. Both or neither: an object must stay with chunks of the thread that
+     * hands it out.
      */
-    void rebind(int segment, MagByteBuf from, MagByteBuf to) {
+    static boolean swapSlots(MagByteBuf grown, MagByteBuf fresh) {
+        if (grown.home() != SegmentSlot.HOME || fresh.home() != SegmentSlot.HOME
+            || !isCallersSegment(grown) || !isCallersSegment(fresh)) {
+            return false;
+        }
+        ((SizeClassChunk) grown.memory()).rebind(grown.segment(), fresh, grown);
+        ((SizeClassChunk) fresh.memory()).rebind(fresh.segment(), grown, fresh);
+        return true;
+    }
+
+    /**
+     * After {@code fresh}, a segment's own object, lent its segment to {@code moved} (an object of another home) and
+     * freed the memory it took in exchange: it takes its segment back as the slot's object, so that the segment's
+     * next allocation makes no new object (a shrink of a large buffer into the size classes would otherwise leave
+     * one to the garbage collector every time). The slot is handed out only once {@code moved} frees the segment;
+     * {@code fresh} was a temporary no other code has seen, so no stale reference to it exists.
+     */
+    static void returnToSlot(MagByteBuf fresh, MagByteBuf moved) {
+        if (fresh.home() == SegmentSlot.HOME && isCallersSegment(moved)) {
+            ((SizeClassChunk) moved.memory()).returnToSlot(moved.segment(), fresh);
+        }
+    }
+
+    /**
+     * Whether {@code buf} holds a segment of a chunk the calling thread's magazine owns. The segment is live, so the
+     * chunk cannot be retired meanwhile: its magazine is fixed.
+     */
+    private static boolean isCallersSegment(MagByteBuf buf) {
+        return buf.memory() instanceof SizeClassChunk
+            && ((SizeClassChunk) buf.memory()).lpMagazine().lvOwnerThreadId() == Thread.currentThread().getId();
+    }
+
+    /** Owner only: {@code to} now holds the memory of {@code segment}, which {@code from} held: it takes the slot. */
+    private void rebind(int segment, MagByteBuf from, MagByteBuf to) {
         if (objects[segment] == from) {
             objects[segment] = to;
         }
     }
 
     /**
-     * Owner only: {@code object}, the slot's own object, lent {@code segment} to another object (a move swapped their
-     * memory) and has freed what it took: it holds the segment again, for the segment's next allocation, which comes
-     * only after the borrower frees it. Kept {@code objects[s].memory() == this && segment() == s} as for any free
-     * slot, without a new object.
+     * Owner only: {@code object}, the slot's own object, holds {@code segment} again, so that
+     * {@code objects[s].memory() == this && segment() == s} holds as for any free slot, without a new object.
      */
-    void returnToSlot(int segment, MagByteBuf object) {
+    private void returnToSlot(int segment, MagByteBuf object) {
         if (objects[segment] == object) {
             object.setMemory(this, segment, offsetOf(segment), segmentSize);
         }
@@ -319,8 +359,8 @@ abstract class SizeClassChunkShared extends Chunk {
      */
     private volatile boolean remotelyReleased;
 
-    SizeClassChunkShared(Slab slab, ChunkSupply supply, Magazine magazine, int sizeClass) {
-        super(slab, supply);
+    SizeClassChunkShared(Slab slab, PoolContext context, Magazine magazine, int sizeClass) {
+        super(slab, context);
         this.magazine = magazine;
         this.sizeClass = sizeClass;
         this.segmentSize = SizeClasses.sizeOf(sizeClass);
@@ -369,7 +409,7 @@ abstract class SizeClassChunkPad extends SizeClassChunkShared {
     byte q600, q601, q602, q603, q604, q605, q606, q607, q608, q609, q610, q611, q612, q613, q614, q615;
     byte q700, q701, q702, q703, q704, q705, q706, q707, q708, q709, q710, q711, q712, q713, q714, q715;
 
-    SizeClassChunkPad(Slab slab, ChunkSupply supply, Magazine magazine, int sizeClass) {
-        super(slab, supply, magazine, sizeClass);
+    SizeClassChunkPad(Slab slab, PoolContext context, Magazine magazine, int sizeClass) {
+        super(slab, context, magazine, sizeClass);
     }
 }

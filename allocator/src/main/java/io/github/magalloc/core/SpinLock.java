@@ -22,7 +22,7 @@ import java.util.concurrent.locks.LockSupport;
  * that is on every plain-thread allocation and release.
  *
  * <p>One protocol, a lock word per holder ({@link Word}): a stripe's and a hand-over's is a padded object of its own
- * ({@link MagazineLock}: threads working on different stripes must not invalidate each other's line on every CAS), a
+ * ({@link PaddedSpinLock}: threads working on different stripes must not invalidate each other's line on every CAS), a
  * large chunk's a field of the chunk (a padded object per chunk would be garbage when the chunk goes, and releasers of
  * one chunk share its lines anyway).
  */

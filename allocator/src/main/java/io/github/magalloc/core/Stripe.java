@@ -10,7 +10,7 @@ import io.netty.util.internal.PlatformDependent;
  * thread's cache; a release on the thread that allocated the buffer goes back under the lock, a release on any
  * other thread through the chunk's remote queue (protocol 2a (remote releases into a stripe)), and the release
  * that empties a parked chunk, on either side, retires it (protocol 2b (parked chunks)). Nothing is left for the
- * lock holder to finish after it unlocks ({@link MagazineLock}).
+ * lock holder to finish after it unlocks ({@link PaddedSpinLock}).
  *
  * <h2>The parked mirror, written only here</h2>
  * A remote releaser may not read the owner's {@code freeCount}, so the lock holder keeps a copy on the chunk's
@@ -24,7 +24,7 @@ import io.netty.util.internal.PlatformDependent;
  * chunk's count (with the handshake), and nothing else does.
  */
 final class Stripe extends Magazine {
-    private final MagazineLock lock = new MagazineLock();
+    private final PaddedSpinLock lock = new PaddedSpinLock();
     private final LargeChunks large;
     /**
      * Lock holder only: the object cache of the plain thread that last allocated here. Plain threads mostly come back
@@ -41,7 +41,7 @@ final class Stripe extends Magazine {
     Stripe(ChunkSupply supply) {
         super(supply, NO_OWNER_THREAD);
         this.large = new LargeChunks(supply, this);
-        this.virtualThreadObjects = new VirtualThreadObjects(supply, lock);
+        this.virtualThreadObjects = new VirtualThreadObjects(supply.context, lock);
     }
 
     boolean tryLock() {

@@ -25,7 +25,7 @@ final class Stripes {
         for (int i = 0; i < count; i++) {
             stripes[i] = new Stripe(supply);
         }
-        this.plainThreadObjects = new PlainThreadObjects(supply);
+        this.plainThreadObjects = new PlainThreadObjects(supply.context);
     }
 
     /** A buffer of {@code sizeClass}, or a run of pages if it is {@link #ABOVE_SIZE_CLASSES}. */

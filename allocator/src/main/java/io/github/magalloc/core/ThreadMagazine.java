@@ -15,7 +15,7 @@ import java.util.function.Function;
  * <p>Nothing keeps the thread reachable ({@link #ownerThread} is weak), so a dead thread can be noticed and its
  * magazine ended by another thread ({@link ThreadMagazines#reapDeadThreadMagazines}).
  */
-final class ThreadMagazine extends Magazine {
+final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
     /** The owner's id, kept after the magazine ends (when {@link #lvOwnerThreadId()} no longer names it). */
     final long threadId;
     final WeakReference<Thread> ownerThread;
@@ -46,7 +46,7 @@ final class ThreadMagazine extends Magazine {
      * The registry that ends this magazine when its thread's link is removed; set once, before the magazine is
      * published to its thread. Null for magazines that tests make outside any registry.
      */
-    ThreadMagazines registry;
+    Registry registry;
     /** The thread's weak link to this magazine ({@link ThreadMagazines}), made once. */
     final WeakReference<ThreadMagazine> weakLink = new WeakReference<>(this);
     /** Owner only: large allocations so far; with the size-classed ones, tells an idle period from a busy one. */
@@ -67,7 +67,7 @@ final class ThreadMagazine extends Magazine {
      */
     ThreadMagazine(ChunkSupply supply, Thread owner) {
         this(supply, owner, magazine -> owner == Thread.currentThread()
-            ? MagazineDecay.forCurrentThread(magazine, supply.settings.decayMillis()) : MagazineDecay.NONE);
+            ? MagazineDecay.forCurrentThread(magazine, supply.context.settings.decayMillis()) : MagazineDecay.NONE);
     }
 
     /** A magazine whose decay {@code decayOf} makes (stress tests stand in for the event loop). */
@@ -75,10 +75,10 @@ final class ThreadMagazine extends Magazine {
         super(supply, owner.getId());
         this.threadId = owner.getId();
         this.ownerThread = new WeakReference<>(owner);
-        this.objects = new BufferObjectCache(supply, threadId);
+        this.objects = new BufferObjectCache(supply.context, threadId);
         this.large = new LargeChunks(supply, this);
-        this.releasedRuns = new ReleasedRuns(2L * supply.settings.maxPooledSize());
-        this.keepsReleasedRuns = !supply.isDebug();
+        this.releasedRuns = new ReleasedRuns(2L * supply.context.settings.maxPooledSize());
+        this.keepsReleasedRuns = !supply.context.isDebug();
         this.decay = decayOf.apply(this);
         this.ticksOnSlowPaths = decay.ticksOnSlowPaths();
     }
@@ -147,7 +147,8 @@ final class ThreadMagazine extends Magazine {
      * Owner: if a release emptied a large chunk since the last look, gives back the spares beyond the allowance, kept
      * runs first: a chunk that only kept runs hold is empty too.
      */
-    void releaseLargeSparesIfEmptied() {
+    @Override
+    public void releaseLargeSparesIfEmptied() {
         if (lvLargeChunkEmptied()) {
             // Cleared before the chunks are looked at, so an emptying that this pass misses sets it again.
             svLargeChunkEmptied(false);
@@ -160,7 +161,8 @@ final class ThreadMagazine extends Magazine {
      * Owner: one decay tick (protocol 7 (decay)): a trim asked for, spares of emptied large chunks, then every chunk
      * that stayed unused for a whole period goes back. Returns whether the magazine still holds a chunk.
      */
-    boolean decayTick() {
+    @Override
+    public boolean decayTick() {
         long allocations = allocationCount() + largeAllocations;
         idleLastPeriod = allocations == allocationsAtLastTick;
         allocationsAtLastTick = allocations;
@@ -172,7 +174,8 @@ final class ThreadMagazine extends Magazine {
     }
 
     /** Owner: whether the period the last decay tick closed saw no allocation from this magazine. */
-    boolean wasIdleLastPeriod() {
+    @Override
+    public boolean wasIdleLastPeriod() {
         return idleLastPeriod;
     }
 
@@ -185,7 +188,8 @@ final class ThreadMagazine extends Magazine {
     }
 
     /** Owner: its thread's link to it becomes weak, so that a dropped allocator's magazine can be collected. */
-    void unpinFromThread() {
+    @Override
+    public void unpinFromThread() {
         if (registry != null) {
             registry.linkWeakly(this);
         }
@@ -209,7 +213,8 @@ final class ThreadMagazine extends Magazine {
     }
 
     /** True on the owner thread while the magazine has not ended (ids are never reused). */
-    boolean isOwnedByCurrentThread() {
+    @Override
+    public boolean isOwnedByCurrentThread() {
         return lvOwnerThreadId() == Thread.currentThread().getId();
     }
 
@@ -299,7 +304,8 @@ final class ThreadMagazine extends Magazine {
     }
 
     /** Any thread, after writing the reason: the owner looks at the reasons at its next refill or large allocation. */
-    void requestOwnerWork() {
+    @Override
+    public void requestOwnerWork() {
         svOwnerWorkRequested(true);
     }
 
@@ -335,7 +341,7 @@ final class ThreadMagazine extends Magazine {
     @Override
     void onRetiring(SizeClassChunk chunk) {
         if (lvOwnerThreadId() == NO_OWNER_THREAD) {
-            supply.metrics.endedChunkRetired(chunk.slab.size);
+            supply.context.metrics.endedChunkRetired(chunk.slab.size);
         }
     }
 
@@ -366,5 +372,17 @@ final class ThreadMagazine extends Magazine {
      */
     private void svLargeChunkEmptied(boolean emptied) {
         largeChunkEmptied = emptied;
+    }
+
+    /**
+     * Who links magazines to their threads ({@link ThreadMagazines}): it weakens a magazine's link when an idle tick
+     * asks, and ends the magazine when its thread's link is removed.
+     */
+    interface Registry {
+        /** Owner: the calling thread's link to {@code magazine}, its own, becomes weak. */
+        void linkWeakly(ThreadMagazine magazine);
+
+        /** Ends {@code magazine} if this call is the one that takes it out of the live set; returns whether it was. */
+        boolean end(ThreadMagazine magazine);
     }
 }

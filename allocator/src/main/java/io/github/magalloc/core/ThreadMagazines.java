@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * slot of it (a few dozen bytes): protocol 8 (dropped allocators). The fast path pays a type check for this, not a
  * {@code Reference.get()}.
  */
-final class ThreadMagazines {
+final class ThreadMagazines implements ThreadMagazine.Registry {
     private final ChunkSupply supply;
     private final boolean forAllThreads;
     /** Each thread's link to its magazine: the magazine itself, or its {@link ThreadMagazine#weakLink}. */
@@ -103,7 +103,7 @@ final class ThreadMagazines {
         magazine.registry = this;
         live.add(magazine);
         slot.set(magazine.decayRunsWhenIdle() ? magazine : magazine.weakLink);
-        supply.events.magazineCreated(live.size());
+        supply.context.events.magazineCreated(live.size());
         return magazine;
     }
 
@@ -122,8 +122,8 @@ final class ThreadMagazines {
         }
     }
 
-    /** Owner: the thread's link to {@code magazine}, its own, becomes weak. */
-    void linkWeakly(ThreadMagazine magazine) {
+    @Override
+    public void linkWeakly(ThreadMagazine magazine) {
         if (slot.getIfExists() == magazine) {
             slot.set(magazine.weakLink);
         }
@@ -141,12 +141,12 @@ final class ThreadMagazines {
         slot.remove();
     }
 
-    /** Ends {@code magazine} if this call is the one that takes it out of the live set; returns whether it was. */
-    boolean end(ThreadMagazine magazine) {
+    @Override
+    public boolean end(ThreadMagazine magazine) {
         if (live.remove(magazine)) {
             magazine.end();
             // The owner allocates no more (it ended the magazine itself, or it is dead), so its counts are final.
-            supply.metrics.addEndedRequests(magazine.requests);
+            supply.context.metrics.addEndedRequests(magazine.requests);
             return true;
         }
         return false;

@@ -74,9 +74,9 @@ final class VirtualThreadObjects extends ObjectCache {
         }
     }
 
-    private final ChunkSupply supply;
+    private final PoolContext context;
     /** The stripe's lock: it guards {@link #waiting}, {@link #waitingCount} and the holders of waiting objects. */
-    private final MagazineLock lock;
+    private final PaddedSpinLock lock;
     /** The most objects kept: this stripe's share of {@link #OBJECTS_PER_POOL}; 0 in debug mode. */
     private final int capacity;
     /**
@@ -107,17 +107,17 @@ final class VirtualThreadObjects extends ObjectCache {
     static final AfterNextCollection AFTER_NEXT_COLLECTION = task -> AfterCollection.register(new Object(), task);
 
     /** The home of the stripe that {@code lock} guards, one of {@code pool}'s: its share of the pool's objects. */
-    VirtualThreadObjects(ChunkSupply supply, MagazineLock lock) {
-        this(supply, lock, AFTER_NEXT_COLLECTION);
+    VirtualThreadObjects(PoolContext context, PaddedSpinLock lock) {
+        this(context, lock, AFTER_NEXT_COLLECTION);
     }
 
     /** A home whose sweeps {@code sweeps} runs (the stress tests run them themselves). */
-    VirtualThreadObjects(ChunkSupply supply, MagazineLock lock, AfterNextCollection sweeps) {
-        this.supply = supply;
+    VirtualThreadObjects(PoolContext context, PaddedSpinLock lock, AfterNextCollection sweeps) {
+        this.context = context;
         this.lock = lock;
         this.sweeps = sweeps;
-        int share = OBJECTS_PER_POOL / supply.settings.sharedMagazines();
-        this.capacity = supply.isDebug() ? 0 : Math.max(LOOKS, share);
+        int share = OBJECTS_PER_POOL / context.settings.sharedMagazines();
+        this.capacity = context.isDebug() ? 0 : Math.max(LOOKS, share);
         if (capacity > 0 && sweeps == AFTER_NEXT_COLLECTION && Runtime.version().feature() >= VIRTUAL_THREADS_JDK) {
             // Started here, with the allocator, rather than by a virtual thread's first release: a virtual thread that
             // waits for another to finish initializing a class is pinned to its carrier.
@@ -132,7 +132,7 @@ final class VirtualThreadObjects extends ObjectCache {
         Thread caller = Thread.currentThread();
         MagByteBuf buf = popHandableTo(caller);
         if (buf == null) {
-            buf = supply.newBufferObject(this);
+            buf = context.newBufferObject(this);
         }
         buf.setHolder(caller);
         return buf;

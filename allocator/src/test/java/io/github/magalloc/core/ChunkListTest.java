@@ -17,7 +17,7 @@ class ChunkListTest {
     private final Magazine magazine = new Stripe(pool.supply());
 
     private SizeClassChunk newChunk() {
-        return new SizeClassChunk(Slab.heap(64 * 1024), pool.supply(), magazine, SizeClasses.indexOf(1024));
+        return new SizeClassChunk(Slab.heap(64 * 1024), pool.supply().context, magazine, SizeClasses.indexOf(1024));
     }
 
     @Test

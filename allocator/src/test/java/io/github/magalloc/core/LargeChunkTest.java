@@ -21,7 +21,7 @@ class LargeChunkTest {
     private final ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
 
     private LargeChunk chunk(int pages) {
-        pool.supply().metrics.largeChunkCreated(); // as a magazine's LargeChunks counts the chunks it makes
+        pool.supply().context.metrics.largeChunkCreated(); // as a magazine's LargeChunks counts the chunks it makes
         return new LargeChunk(pool.supply().allocateSlab(pages * PAGE), pool.supply(), magazine);
     }
 
@@ -34,7 +34,7 @@ class LargeChunkTest {
 
     /** A buffer object standing for a live buffer on the run of {@code pages} at {@code offset}. */
     private MagByteBuf holding(LargeChunk chunk, int offset, int pages) {
-        MagByteBuf buf = pool.supply().newBufferObject(new BufferObjectCache(pool.supply(), Thread.currentThread().getId()));
+        MagByteBuf buf = pool.supply().context.newBufferObject(new BufferObjectCache(pool.supply().context, Thread.currentThread().getId()));
         buf.init(chunk, -1, offset, pages * PAGE, pages * PAGE, Integer.MAX_VALUE);
         return buf;
     }

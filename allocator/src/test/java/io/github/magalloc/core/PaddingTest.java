@@ -35,12 +35,12 @@ class PaddingTest {
 
     @Test
     void theLockWordHasItsLinesToItself() {
-        long state = offset(MagazineLock.class, "state");
+        long state = offset(PaddedSpinLock.class, "state");
         assertThat(state).as("leading padding").isGreaterThanOrEqualTo(BYTES);
         long last = 0;
-        for (Field pad : MagazineLock.class.getDeclaredFields()) {
+        for (Field pad : PaddedSpinLock.class.getDeclaredFields()) {
             if (pad.getType() == byte.class) {
-                last = Math.max(last, offset(MagazineLock.class, pad.getName()));
+                last = Math.max(last, offset(PaddedSpinLock.class, pad.getName()));
             }
         }
         assertThat(last - state).as("trailing padding").isGreaterThanOrEqualTo(BYTES);

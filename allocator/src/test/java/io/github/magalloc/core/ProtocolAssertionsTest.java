@@ -31,7 +31,7 @@ class ProtocolAssertionsTest {
     }
 
     private SizeClassChunk chunk(Magazine magazine) {
-        return new SizeClassChunk(Slab.heap(SizeClasses.chunkSizeOf(sizeClass)), pool.supply(), magazine, sizeClass);
+        return new SizeClassChunk(Slab.heap(SizeClasses.chunkSizeOf(sizeClass)), pool.supply().context, magazine, sizeClass);
     }
 
     @Test

@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class VirtualThreadObjectsTest {
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().sharedMagazines(1).build();
     private final MemoryPool pool = TestAccess.pool(allocator, true);
-    private final MagazineLock lock = new MagazineLock();
-    private final VirtualThreadObjects home = new VirtualThreadObjects(pool.supply(), lock);
+    private final PaddedSpinLock lock = new PaddedSpinLock();
+    private final VirtualThreadObjects home = new VirtualThreadObjects(pool.supply().context, lock);
 
     private MagByteBuf take() {
         lock.lock();
@@ -291,7 +291,7 @@ class VirtualThreadObjectsTest {
     @Test
     void inDebugModeNothingIsKept() {
         MagazineByteBufAllocator debug = MagazineByteBufAllocator.builder().sharedMagazines(1).debug(true).build();
-        VirtualThreadObjects debugHome = new VirtualThreadObjects(TestAccess.pool(debug, true).supply(), lock);
+        VirtualThreadObjects debugHome = new VirtualThreadObjects(TestAccess.pool(debug, true).supply().context, lock);
         lock.lock();
         MagByteBuf buf;
         try {

@@ -25,7 +25,7 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * the release planted to push its segment without the lock, 3 of 28 sanity configurations fail ({@code 1, 1, 1}: a
  * segment lost). Outcome {@code 1, 1, 0} is a release left unfinished with the lock free, which a release that
  * queued its buffer for the holder instead of waiting could cause (the store-buffering case of
- * {@link MagazineLock}).
+ * {@link PaddedSpinLock}).
  *
  * <p>Chunk of 4 segments: H is held throughout; after the race A and B are free again and C holds one: 2 free.
  */

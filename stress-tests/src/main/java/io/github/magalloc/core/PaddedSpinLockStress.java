@@ -18,12 +18,12 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  * make both updates visible and whole.
  */
 @JCStressTest
-@Description("two threads update plain fields under a MagazineLock")
+@Description("two threads update plain fields under a PaddedSpinLock")
 @Outcome(id = "2, 2", expect = ACCEPTABLE, desc = "both critical sections ran, one after the other")
 @Outcome(expect = FORBIDDEN, desc = "an update lost: the critical sections overlapped or a write was not visible")
 @State
-public class MagazineLockStress {
-    private final MagazineLock lock = new MagazineLock();
+public class PaddedSpinLockStress {
+    private final PaddedSpinLock lock = new PaddedSpinLock();
     private int first;
     private int second;
 

@@ -28,7 +28,7 @@ final class StressFixtures {
     }
 
     /** An object from a stripe's virtual threads' {@code home}, taken as a stripe does: holding its {@code lock}. */
-    static MagByteBuf take(VirtualThreadObjects home, MagazineLock lock) {
+    static MagByteBuf take(VirtualThreadObjects home, PaddedSpinLock lock) {
         lock.lock();
         try {
             return home.take();
@@ -59,7 +59,7 @@ final class StressFixtures {
 
     /** A chunk of {@code segments} 1,024-byte segments in a small heap slab, all of them free. */
     static SizeClassChunk newChunk(MemoryPool pool, Magazine magazine, int segments) {
-        return new SizeClassChunk(slab(pool, segments * SEGMENT_SIZE), pool.supply(), magazine, SIZE_CLASS);
+        return new SizeClassChunk(slab(pool, segments * SEGMENT_SIZE), pool.supply().context, magazine, SIZE_CLASS);
     }
 
     /**
@@ -98,7 +98,7 @@ final class StressFixtures {
 
     /** A large chunk of {@code magazine} on {@code slab}, counted as a magazine's {@code LargeChunks} counts it. */
     private static LargeChunk newLargeChunk(MemoryPool pool, Magazine magazine, Slab slab) {
-        pool.supply().metrics.largeChunkCreated();
+        pool.supply().context.metrics.largeChunkCreated();
         return new LargeChunk(slab, pool.supply(), magazine);
     }
 
@@ -151,7 +151,7 @@ final class StressFixtures {
 
     /** A new buffer object whose home is a cache of its own (owned by the calling thread). */
     static MagByteBuf newBufferObject(MemoryPool pool) {
-        return pool.supply().newBufferObject(new BufferObjectCache(pool.supply(), Thread.currentThread().getId()));
+        return pool.supply().context.newBufferObject(new BufferObjectCache(pool.supply().context, Thread.currentThread().getId()));
     }
 
     /**
@@ -191,7 +191,7 @@ final class StressFixtures {
     /** Whether the lock of an ended magazine's hand-over is free (it takes and gives it back to find out). */
     static boolean endedLockIsFree(ThreadMagazine magazine) {
         EndedMagazine ended = (EndedMagazine) get(field(ThreadMagazine.class, "ended"), magazine);
-        MagazineLock lock = (MagazineLock) get(field(EndedMagazine.class, "lock"), ended);
+        PaddedSpinLock lock = (PaddedSpinLock) get(field(EndedMagazine.class, "lock"), ended);
         if (!lock.tryLock()) {
             return false;
         }

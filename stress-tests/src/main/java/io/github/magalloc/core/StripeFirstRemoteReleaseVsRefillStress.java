@@ -43,7 +43,7 @@ public class StripeFirstRemoteReleaseVsRefillStress {
 
     public StripeFirstRemoteReleaseVsRefillStress() {
         StressFixtures.makeCurrent(stripe, chunk);
-        released = pool.supply().newBufferObject(new BufferObjectCache(pool.supply(), new Thread().getId()));
+        released = pool.supply().context.newBufferObject(new BufferObjectCache(pool.supply().context, new Thread().getId()));
         stripe.lock();
         try {
             if (!stripe.allocate(released, StressFixtures.SIZE_CLASS, 100, Integer.MAX_VALUE, null, true)) {

@@ -31,9 +31,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(expect = FORBIDDEN, desc = "other")
 @State
 public class VirtualThreadObjectsAffinityStress {
-    private final MagazineLock lock = new MagazineLock();
+    private final PaddedSpinLock lock = new PaddedSpinLock();
     /** Sweeps are not the subject here: none is scheduled. */
-    private final VirtualThreadObjects home = new VirtualThreadObjects(StressFixtures.newPool().supply(), lock, task -> { });
+    private final VirtualThreadObjects home = new VirtualThreadObjects(StressFixtures.newPool().supply().context, lock, task -> { });
     private final MagByteBuf waiting;
     private MagByteBuf holders;
     private MagByteBuf others;

@@ -29,9 +29,9 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 @Outcome(expect = FORBIDDEN, desc = "other")
 @State
 public class VirtualThreadObjectsSweepStress {
-    private final MagazineLock lock = new MagazineLock();
+    private final PaddedSpinLock lock = new PaddedSpinLock();
     /** Sweeps run only when an actor calls them: none is scheduled behind the test's back. */
-    private final VirtualThreadObjects home = new VirtualThreadObjects(StressFixtures.newPool().supply(), lock, task -> { });
+    private final VirtualThreadObjects home = new VirtualThreadObjects(StressFixtures.newPool().supply().context, lock, task -> { });
     private final MagByteBuf buf;
 
     public VirtualThreadObjectsSweepStress() {

@@ -76,7 +76,7 @@ class FaultsTest {
     void doubleFreeOfASegmentThrows() {
         MemoryPool pool = StressFixtures.newDebugPool(debug, true);
         ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
-        SizeClassChunk chunk = new SizeClassChunk(Slab.heap(4 * 1024), pool.supply(), magazine, SizeClasses.indexOf(1024));
+        SizeClassChunk chunk = new SizeClassChunk(Slab.heap(4 * 1024), pool.supply().context, magazine, SizeClasses.indexOf(1024));
         int[] segments = new int[4];
         for (int i = 0; i < 4; i++) {
             segments[i] = chunk.allocateSegment();
@@ -89,7 +89,7 @@ class FaultsTest {
             .isInstanceOf(IllegalStateException.class).hasMessageContaining("released more often than allocated");
         assertThat(chunk.freeCount).isEqualTo(4);
 
-        SizeClassChunk remote = new SizeClassChunk(Slab.heap(2 * 1024), pool.supply(), magazine, SizeClasses.indexOf(1024));
+        SizeClassChunk remote = new SizeClassChunk(Slab.heap(2 * 1024), pool.supply().context, magazine, SizeClasses.indexOf(1024));
         int a = remote.allocateSegment();
         int b = remote.allocateSegment();
         remote.releaseRemote(a);
@@ -103,7 +103,7 @@ class FaultsTest {
     void debugModeCatchesADoubleFreeAtOnce() {
         MemoryPool pool = StressFixtures.newDebugPool(debug, false);
         Stripe magazine = new Stripe(pool.supply());
-        SizeClassChunk chunk = new SizeClassChunk(Slab.heap(4 * 1024), pool.supply(), magazine, SizeClasses.indexOf(1024));
+        SizeClassChunk chunk = new SizeClassChunk(Slab.heap(4 * 1024), pool.supply().context, magazine, SizeClasses.indexOf(1024));
         StressFixtures.makeCurrent(magazine, chunk);
         MagByteBuf buf = StressFixtures.bufferHolding(pool, chunk, chunk.allocateSegment());
         chunk.release(buf, Thread.currentThread().getId());
