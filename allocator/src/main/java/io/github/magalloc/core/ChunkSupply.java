@@ -33,7 +33,7 @@ final class ChunkSupply {
             settings.decayMillis());
         this.nativeTrim = direct && settings.nativeTrimMillis() > 0
             ? new RateLimitedNativeTrim(settings.nativeTrimMillis()) : NativeTrim.NONE;
-        this.slabs = new SlabSource(direct, context.metrics, context.events, nativeTrim);
+        this.slabs = new SlabSource(context, nativeTrim);
         if (direct) {
             // Once nothing reaches this supply (every chunk, magazine and buffer object of the pool does), no buffer
             // can touch a slab: the ones still taken go back. Heap slabs need nothing: the collector takes them.

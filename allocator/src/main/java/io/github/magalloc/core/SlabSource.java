@@ -20,10 +20,10 @@ final class SlabSource {
     /** Closes the slabs whose memory goes back by closing their arena, off the freeing thread. */
     private final ArenaCloser arenas;
 
-    SlabSource(boolean direct, PoolMetrics metrics, PoolEvents events, NativeTrim trim) {
-        this.direct = direct;
-        this.metrics = metrics;
-        this.events = events;
+    SlabSource(PoolContext context, NativeTrim trim) {
+        this.direct = context.direct;
+        this.metrics = context.metrics;
+        this.events = context.events;
         this.trim = trim;
         this.arenas = new ArenaCloser(trim, BackgroundThread.ARENA_CLOSES_SCHEDULER, ArenaCloser.MAX_PENDING_BYTES);
         if (direct) {
