@@ -3,6 +3,8 @@ package io.github.magalloc.core;
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * Where one pool's chunks, slabs and buffer objects come from and go back to: the {@link ReusePool} first, then the
  * system ({@link SlabSource}), with one retry after giving back what is free when memory is exhausted. The room
@@ -27,7 +29,8 @@ final class ChunkSupply {
         boolean direct = context.direct;
         this.freeHeldElsewhere = freeHeldElsewhere;
         this.largeSlabReturn = LargeSlabReturn.of(direct);
-        this.reuse = new ReusePool(settings.reuseBudgetBytes(), reuseCeiling(settings),
+        this.reuse = new ReusePool(settings.reuseBudgetBytes(), reuseCeiling(settings), largeSlabCeiling(settings),
+            new LargeSlabMisses(TimeUnit.MILLISECONDS.toNanos(Math.max(1, settings.decayMillis())), SWING_MISSES),
             Math.max(SizeClasses.MAX_CHUNK_SIZE, settings.maxLargeChunkSize()));
         this.reuseExcess = new ReuseExcess(reuse, this::freeSlab, BackgroundThread.SCHEDULER,
             settings.decayMillis());
@@ -35,6 +38,7 @@ final class ChunkSupply {
             ? new RateLimitedNativeTrim(settings.nativeTrimMillis()) : NativeTrim.NONE;
         this.slabs = new SlabSource(context, nativeTrim);
         if (direct) {
+            ReuseExcess.watchDirect(reuseExcess);
             // Once nothing reaches this supply (every chunk, magazine and buffer object of the pool does), no buffer
             // can touch a slab: the ones still taken go back. Heap slabs need nothing: the collector takes them.
             AfterCollection.register(this, slabs.freeAllTask());
@@ -49,6 +53,24 @@ final class ChunkSupply {
     private static long reuseCeiling(PoolSettings settings) {
         long budget = settings.reuseBudgetBytes();
         return settings.decayMillis() > 0 ? budget + Math.min(budget, Long.MAX_VALUE - budget) : budget;
+    }
+
+    /**
+     * Misses of large slabs per decay period from which large buffers swing ({@link LargeSlabMisses}). Where large
+     * slabs come to the pool, a miss is a trip to the system that costs tens of microseconds (an arena and a handshake
+     * with every thread, or zeroed heap): 256 a second cost under 1% of a core, several times the steady churn of
+     * large buffers with mixed lifetimes (PinningBenchmark's pattern on one thread misses 60 to 80 a second within the
+     * budget), while a queue of 1 MiB buffers filling and draining misses hundreds every swing.
+     */
+    static final int SWING_MISSES = 256;
+
+    /**
+     * No bound but the large chunks' own when decay is on: a large chunk's slab comes from a chunk in use, so the
+     * excess it makes is memory in use within the last delay, and it goes back {@code decayMillis} later. Just the
+     * budget when decay is off, since nothing would give the excess back on time.
+     */
+    private static long largeSlabCeiling(PoolSettings settings) {
+        return settings.decayMillis() > 0 ? Long.MAX_VALUE : settings.reuseBudgetBytes();
     }
 
     // ------------------------------------------------------------------ size-classed chunks
@@ -121,11 +143,13 @@ final class ChunkSupply {
     }
 
     /**
-     * Returns an empty large-chunk slab to where {@link #largeSlabReturn} says: the system, or the reuse pool within
-     * its budget (never into the excess above it, which is for the size classes' waves).
+     * Returns an empty large-chunk slab to where {@link #largeSlabReturn} says: the system, or the reuse pool, into
+     * its excess if need be, which goes back a delay later (protocol 3a (the reuse pool's excess)).
      */
     void releaseLargeSlab(Slab slab) {
-        if (largeSlabReturn == LargeSlabReturn.TO_SYSTEM || !reuse.offerLargeSlab(slab)) {
+        if (largeSlabReturn == LargeSlabReturn.TO_REUSE_POOL && reuse.offerLargeSlab(slab)) {
+            reuseExcess.afterOffer();
+        } else {
             freeSlab(slab);
         }
     }
@@ -182,10 +206,14 @@ final class ChunkSupply {
             return slabs.take(size, pooled);
         } catch (OutOfMemoryError first) {
             // Free memory we hold is ours to give back before we give up: the stripes' empty chunks (their unused
-            // large chunks may be most of it), then every pooled slab, and memory freed but waiting for its arena's
-            // close (which counts against the limit until then). Thread magazines' lists are their owners'.
+            // large chunks may be most of it), then every pooled slab, then what other direct pools hold above their
+            // budget for a delay (the limit is the JVM's), and memory freed but waiting for its arena's close (which
+            // counts against the limit until then). Thread magazines' lists are their owners'.
             freeHeldElsewhere.run();
             long freedBytes = freePooledSlabs();
+            if (context.direct) {
+                ReuseExcess.giveBackEveryDirectPoolsExcess();
+            }
             slabs.closePendingArenas();
             try {
                 Slab slab = slabs.take(size, pooled);

@@ -7,11 +7,11 @@ package io.github.magalloc.core;
  */
 enum LargeSlabReturn {
     /**
-     * To the reuse pool (within its budget): heap slabs, each of which would otherwise be garbage for the GC, and
-     * direct slabs where freeing is not cheap ({@link DirectMemoryRelease}: a handshake with every thread, or memory
-     * that waits for the GC and lowers nothing until a collection, while each new chunk takes fresh memory). A spare
-     * given back costs only a trip through the pool, so a magazine keeps up to a quarter of its large bytes in use,
-     * the first-made chunks first.
+     * To the reuse pool, above its budget for one delay while large buffers swing ({@link LargeSlabMisses}): heap
+     * slabs, each of which would otherwise be garbage for the GC, and direct slabs where freeing is not cheap
+     * ({@link DirectMemoryRelease}: a handshake with every thread, or memory that waits for the GC and lowers nothing
+     * until a collection, while each new chunk takes fresh memory). A spare given back costs only a trip through the
+     * pool, so a magazine keeps up to a quarter of its large bytes in use, the first-made chunks first.
      */
     TO_REUSE_POOL(4, false),
     /**

@@ -9,13 +9,20 @@ import java.util.function.Consumer;
  * pool's excess)). Traffic that comes in waves (requests in flight rising and falling every few tens of
  * milliseconds, as virtual threads do) empties more chunks than the budget at every ebb and needs them again at
  * the next flood: freed at once, they would go to the system and come back from it every wave. Kept up to the
- * pool's ceiling for a delay, they serve the next wave; once the waves stop, the excess goes back.
+ * pool's ceiling for a delay, they serve the next wave; once the waves stop, the excess goes back. Large chunks'
+ * slabs swing the same way when a queue of large buffers fills and drains ({@link LargeSlabMisses}).
  *
  * <p>Invariant, whenever no purge runs: {@code pooledBytes > budget  =>  a purge is pending} ({@link DueTask}: an
  * offer adds its bytes to the pool's and then reads the purge's flag; the purge clears the flag and then reads the
  * pool's bytes).
  */
 final class ReuseExcess {
+    /**
+     * The excess of every direct pool alive, weakly: the direct memory limit is one for the JVM, so an allocation that
+     * finds it reached gives back every pool's excess before its retry ({@link #giveBackEveryDirectPoolsExcess}).
+     */
+    private static final WatchList<ReuseExcess> DIRECT_POOLS = new WatchList<>();
+
     private final ReusePool reuse;
     private final Consumer<Slab> free;
     private final DueTask purge;
@@ -43,6 +50,20 @@ final class ReuseExcess {
 
     private boolean isAboveBudget() {
         return reuse.pooledBytes() > reuse.budget();
+    }
+
+    /** Makes {@link #giveBackEveryDirectPoolsExcess} reach {@code excess} while its pool lives. */
+    static void watchDirect(ReuseExcess excess) {
+        DIRECT_POOLS.add(excess);
+    }
+
+    /**
+     * A thread whose slab allocation found direct memory exhausted: gives back what every direct pool holds above its
+     * budget, on this thread, before its retry. Cold. A pending purge then finds nothing to do, so the invariant
+     * holds: no pool is left above its budget.
+     */
+    static void giveBackEveryDirectPoolsExcess() {
+        DIRECT_POOLS.forEach(ReuseExcess::giveBackExcess);
     }
 
     /** Frees pooled slabs until the pool holds no more than its budget (or nothing a poll can take). */

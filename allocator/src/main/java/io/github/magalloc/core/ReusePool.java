@@ -21,18 +21,26 @@ import java.util.concurrent.atomic.AtomicLong;
  * contended.
  *
  * <p>A size-classed chunk or slab given back while the pool already holds {@code ceiling} bytes is freed at once, a
- * large chunk's slab already at {@code budget}; what the pool holds above {@code budget} goes back a delay later
- * ({@link ReuseExcess}). So the memory the pool keeps never exceeds the ceiling, and the budget once the traffic
- * that filled it is gone, whatever the core count. Only the size classes may go above the budget: their chunks
- * empty and fill in waves with many requests in flight, while a large chunk's own spares already absorb a large
- * buffer's comings and goings (protocol 6 (large chunks)).
+ * large chunk's slab at {@code budget}, or at {@code largeCeiling} while large buffers swing ({@link LargeSlabMisses});
+ * what the pool holds above {@code budget} goes back a delay later ({@link ReuseExcess}). So the memory the pool keeps
+ * returns to the budget once the traffic that filled it is gone, whatever the core count. A large chunk's slab may
+ * go further above the budget than the size classes' ceiling: it comes from a chunk a magazine had in use, so what it
+ * adds is memory in use within the last delay, and a swing of large buffers (a queue of 1 MiB buffers filling and
+ * draining) takes its slabs back from the pool instead of from the system (protocol 3a (the reuse pool's excess)).
  */
 final class ReusePool {
     private static final int MIN_SHIFT = Integer.numberOfTrailingZeros(SizeClasses.MIN_CHUNK_SIZE);
 
     private final long budget;
-    /** {@code budget <= ceiling}; after every offer, {@code pooledBytes <= ceiling}. */
+    /** {@code budget <= ceiling}; after every size-classed offer, {@code pooledBytes <= ceiling}. */
     private final long ceiling;
+    /**
+     * {@code ceiling <= largeCeiling}; after every large chunk's offer, {@code pooledBytes <= largeCeiling} while
+     * large buffers swing, else {@code pooledBytes <= budget}.
+     */
+    private final long largeCeiling;
+    /** Guarded by this pool's lock. */
+    private final LargeSlabMisses largeMisses;
     private final int maxSlabSize;
     /** Per size class, the top of its stack of empty chunks, or null. Guarded by this pool's lock. */
     private final SizeClassChunk[] chunks = new SizeClassChunk[SizeClasses.COUNT];
@@ -44,12 +52,16 @@ final class ReusePool {
      */
     private final AtomicLong pooledBytes = new AtomicLong();
 
-    ReusePool(long budgetBytes, long ceilingBytes, int maxSlabSize) {
-        if (ceilingBytes < budgetBytes) {
-            throw new IllegalArgumentException("ceiling " + ceilingBytes + " below budget " + budgetBytes);
+    ReusePool(long budgetBytes, long ceilingBytes, long largeCeilingBytes, LargeSlabMisses largeMisses,
+              int maxSlabSize) {
+        if (ceilingBytes < budgetBytes || largeCeilingBytes < ceilingBytes) {
+            throw new IllegalArgumentException("expected budget <= ceiling <= large ceiling, got " + budgetBytes
+                + ", " + ceilingBytes + ", " + largeCeilingBytes);
         }
         this.budget = budgetBytes;
         this.ceiling = ceilingBytes;
+        this.largeCeiling = largeCeilingBytes;
+        this.largeMisses = largeMisses;
         this.maxSlabSize = maxSlabSize;
         this.slabs = new SlabStack[Integer.numberOfTrailingZeros(maxSlabSize) - MIN_SHIFT + 1];
         for (int i = 0; i < slabs.length; i++) {
@@ -116,6 +128,7 @@ final class ReusePool {
                 return slab;
             }
         }
+        largeMisses.count(System.nanoTime());
         return null;
     }
 
@@ -124,9 +137,12 @@ final class ReusePool {
         return offerBareSlab(slab, ceiling);
     }
 
-    /** Keeps an empty large chunk's slab if the budget allows; returns false if the caller must free it. */
-    boolean offerLargeSlab(Slab slab) {
-        return offerBareSlab(slab, budget);
+    /**
+     * Keeps an empty large chunk's slab within the budget, or within the large ceiling while large buffers swing;
+     * returns false if the caller must free it.
+     */
+    synchronized boolean offerLargeSlab(Slab slab) {
+        return offerBareSlab(slab, largeMisses.swinging(System.nanoTime()) ? largeCeiling : budget);
     }
 
     private synchronized boolean offerBareSlab(Slab slab, long limit) {
@@ -164,6 +180,10 @@ final class ReusePool {
 
     long ceiling() {
         return ceiling;
+    }
+
+    long largeCeiling() {
+        return largeCeiling;
     }
 
     /** Lock held: adds {@code bytes} if the pool then holds no more than {@code limit}; returns whether it did. */

@@ -32,7 +32,8 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
 public class ReuseExcessStress {
     private static final int SLAB = SizeClasses.MIN_CHUNK_SIZE;
 
-    private final ReusePool reuse = new ReusePool(SLAB, 4L * SLAB, SLAB);
+    private final ReusePool reuse = new ReusePool(SLAB, 4L * SLAB, 4L * SLAB,
+        new LargeSlabMisses(1, 1), SLAB);
     /** Counts the purges asked for and runs none: the actor runs the pending one. */
     private int scheduled;
     private final ReuseExcess excess = new ReuseExcess(reuse, slab -> { }, (task, delayMillis) -> scheduled++, 1);

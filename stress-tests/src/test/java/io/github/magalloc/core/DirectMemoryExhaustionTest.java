@@ -4,6 +4,7 @@ import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.MagazineByteBufAllocatorMetric;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -198,6 +199,42 @@ class DirectMemoryExhaustionTest {
         assertThat(grown.release()).isTrue();
         alloc.trim();
         assertThat(alloc.metric().usedDirectMemory()).isZero();
+    }
+
+    /**
+     * The direct memory limit is the JVM's: what another allocator's reuse pool holds above its budget (kept for a
+     * delay, here an hour) gives way to an allocation that finds the limit reached, before that allocation's retry.
+     * The request fits only once that excess is gone.
+     */
+    @Test
+    @Order(8)
+    void anotherAllocatorsExcessGivesWayBeforeTheRetry() {
+        int chunkBytes = SizeClasses.chunkSizeOf(SizeClasses.indexOf(SIZE));
+        long budget = 4L * chunkBytes;
+        MagazineByteBufAllocator holder = MagazineByteBufAllocator.builder().reuseBudgetBytes(budget)
+            .decayMillis(3_600_000).build();
+        holder.attachCurrentThread();
+        try {
+            List<ByteBuf> held = new ArrayList<>();
+            for (int i = 0; i < chunkBytes / SIZE * 12; i++) {
+                held.add(holder.directBuffer(SIZE));
+            }
+            releaseAll(held); // the chunks that empty go to the holder's pool, above its budget up to its ceiling
+        } finally {
+            holder.detachCurrentThread();
+        }
+        long excess = holder.metric().pooledFreeMemory(true) - budget;
+        assertThat(excess).as("the holder's excess").isGreaterThan(1024);
+
+        ArenaCloser.closeAllPending(); // nothing else waits to be given back: only the excess can make room
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        long free = PlatformDependent.maxDirectMemory() - PlatformDependent.usedDirectMemory();
+        int size = (int) (free + excess / 2);
+        assertThat(size).as("a huge request").isGreaterThan(alloc.config().maxPooledSize());
+        ByteBuf huge = alloc.directBuffer(size);
+        assertThat(huge.capacity()).isEqualTo(size);
+        assertThat(holder.metric().pooledFreeMemory(true)).as("the holder's pool after the retry").isEqualTo(budget);
+        assertThat(huge.release()).isTrue();
     }
 
     private static OutOfMemoryError fillUntilOutOfMemory(MagazineByteBufAllocator alloc, List<ByteBuf> held) {
