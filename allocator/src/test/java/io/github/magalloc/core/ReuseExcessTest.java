@@ -249,15 +249,19 @@ class ReuseExcessTest {
         alloc.heapBuffer(64 * 1024).release();
     }
 
-    /** The large chunks' excess goes back once the delay is over, with no call of {@code trim()}. */
+    /**
+     * The large chunks' excess goes back once the delay is over, with no call of {@code trim()}. A delay of 2 s, so
+     * that the excess is still there when the swing is over.
+     */
     @Test
     void anAllocatorsLargeExcessGoesBackAfterTheDelay() throws InterruptedException {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().reuseBudgetBytes(0).decayMillis(50)
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().reuseBudgetBytes(0).decayMillis(2_000)
             .build();
         MagazineByteBufAllocatorMetric m = alloc.metric();
         alloc.attachCurrentThread();
         try {
             swingReleasedElsewhere(alloc);
+            assertThat(m.pooledFreeMemory(false)).as("the excess after the swing").isGreaterThanOrEqualTo(32L << 20);
             ReuseExcess excess = TestAccess.pool(alloc, false).supply().reuseExcess();
             long deadline = System.nanoTime() + 10_000_000_000L;
             while ((m.pooledFreeMemory(false) > 0 || excess.isPurgePending()) && System.nanoTime() < deadline) {
