@@ -56,6 +56,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
     private volatile int lockWord;
     /** Bit {@code p % 64} of word {@code p / 64} is set while page {@code p} belongs to a live buffer. */
     private final long[] usedPages;
+    /** Written under the lock; read by the owner without it ({@link #isUnused}). */
     private int usedPageCount;
     /** An upper bound of the longest run of free pages; see the invariants. Written under the lock only. */
     private int freeRunBound;
@@ -68,12 +69,14 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
 
     private static final VarHandle FREE_RUN_BOUND;
     private static final VarHandle LOCK_WORD;
+    private static final VarHandle USED_PAGE_COUNT;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             FREE_RUN_BOUND = lookup.findVarHandle(LargeChunk.class, "freeRunBound", int.class);
             LOCK_WORD = lookup.findVarHandle(LargeChunk.class, "lockWord", int.class);
+            USED_PAGE_COUNT = lookup.findVarHandle(LargeChunk.class, "usedPageCount", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -250,14 +253,15 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
             + freeRunBound;
     }
 
-    /** Owner only: true when no buffer uses the chunk (only the owner allocates, so it stays so until it does). */
+    /**
+     * Owner only: true when no buffer uses the chunk. Read without the lock, as a spare look reads every chunk of the
+     * magazine while releasers hold their locks: only the owner raises the count (it allocates), releasers only lower
+     * it, so a 0 the owner reads is exact and stays so until it allocates. A positive read that a release has just
+     * made stale costs nothing: that releaser tells the magazine after its unlock, and the look it causes reads
+     * after that (protocol 6 (large chunks)).
+     */
     boolean isUnused() {
-        SpinLock.lock(this);
-        try {
-            return usedPageCount == 0;
-        } finally {
-            SpinLock.unlock(this);
-        }
+        return (int) USED_PAGE_COUNT.getAcquire(this) == 0;
     }
 
     /**
