@@ -22,12 +22,6 @@ final class ArenaCloser {
     /** Bytes waiting for their close at most: a few huge buffers', far more than a decay tick frees at once. */
     static final long MAX_PENDING_BYTES = 64L << 20;
 
-    /**
-     * The closers of every direct pool alive, weakly: memory pending in any pool counts against the JVM's one direct
-     * memory limit, so an allocation that finds it reached closes them all ({@link #closeAllPending}).
-     */
-    private static final WatchList<ArenaCloser> DIRECT_POOLS = new WatchList<>();
-
     private final NativeTrim trim;
     private final long maxPendingBytes;
     /** Guarded by this object's lock. */
@@ -60,20 +54,6 @@ final class ArenaCloser {
         }
     }
 
-    /** Makes {@link #closeAllPending} reach {@code closer} while its pool lives. */
-    static void watch(ArenaCloser closer) {
-        DIRECT_POOLS.add(closer);
-    }
-
-    /**
-     * A thread whose slab allocation found direct memory exhausted: closes the pending arenas of every pool, on this
-     * thread, before its retry. Cold; other pools' closes may run on magalloc-arena-closes at the same time, each slab
-     * taken once.
-     */
-    static void closeAllPending() {
-        DIRECT_POOLS.forEach(ArenaCloser::closePending);
-    }
-
     private synchronized boolean hasPending() {
         return pendingBytes > 0;
     }
@@ -85,7 +65,8 @@ final class ArenaCloser {
 
     /**
      * Closes every pending slab's arena, one handshake each, then asks for a trim: on magalloc-arena-closes, and on a
-     * thread whose slab allocation found direct memory exhausted, since pending memory still counts against the limit.
+     * thread whose slab allocation found direct memory exhausted (any pool's), since pending memory still counts
+     * against the limit. Both may run at once: each slab is taken once.
      */
     void closePending() {
         long closedBytes = 0;

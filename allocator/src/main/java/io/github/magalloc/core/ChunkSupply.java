@@ -12,6 +12,12 @@ import java.util.concurrent.TimeUnit;
  * takes). What the parts of the pool share (settings, metrics, observer) is its {@link PoolContext}.
  */
 final class ChunkSupply {
+    /**
+     * The direct pools alive, weakly: the direct memory limit is one for the JVM, so a retry on exhausted direct
+     * memory makes room in every one of them ({@link #makeRoomInEveryDirectPool}).
+     */
+    private static final WatchList<ChunkSupply> DIRECT_POOLS = new WatchList<>();
+
     final PoolContext context;
     private final ReusePool reuse;
     private final ReuseExcess reuseExcess;
@@ -38,10 +44,11 @@ final class ChunkSupply {
             ? new RateLimitedNativeTrim(settings.nativeTrimMillis()) : NativeTrim.NONE;
         this.slabs = new SlabSource(context, nativeTrim);
         if (direct) {
-            ReuseExcess.watchDirect(reuseExcess);
             // Once nothing reaches this supply (every chunk, magazine and buffer object of the pool does), no buffer
             // can touch a slab: the ones still taken go back. Heap slabs need nothing: the collector takes them.
             AfterCollection.register(this, slabs.freeAllTask());
+            // Last: another pool's retry may reach this supply as soon as it is listed.
+            DIRECT_POOLS.add(this);
         }
     }
 
@@ -206,15 +213,14 @@ final class ChunkSupply {
             return slabs.take(size, pooled);
         } catch (OutOfMemoryError first) {
             // Free memory we hold is ours to give back before we give up: the stripes' empty chunks (their unused
-            // large chunks may be most of it), then every pooled slab, then what other direct pools hold above their
-            // budget for a delay (the limit is the JVM's), and memory freed but waiting for its arena's close (which
-            // counts against the limit until then). Thread magazines' lists are their owners'.
+            // large chunks may be most of it), then every pooled slab; and, the direct limit being the JVM's, what
+            // every direct pool holds above its budget or has freed but not yet closed. Thread magazines' lists are
+            // their owners'.
             freeHeldElsewhere.run();
             long freedBytes = freePooledSlabs();
             if (context.direct) {
-                ReuseExcess.giveBackEveryDirectPoolsExcess();
+                makeRoomInEveryDirectPool();
             }
-            slabs.closePendingArenas();
             try {
                 Slab slab = slabs.take(size, pooled);
                 context.events.memoryExhausted(size, freedBytes, true, context.metrics.reservedBytes(), slabs.limit(),
@@ -226,6 +232,20 @@ final class ChunkSupply {
                 throw slabs.exhausted(size, second);
             }
         }
+    }
+
+    /**
+     * On exhausted direct memory, on the allocating thread: every direct pool gives back what it holds above its
+     * budget for a delay, then closes the arenas of its slabs freed but still counted against the limit (the retrying
+     * pool's own frees just queued some). Cold.
+     */
+    static void makeRoomInEveryDirectPool() {
+        DIRECT_POOLS.forEach(ChunkSupply::giveBackExcessAndPendingArenas);
+    }
+
+    private void giveBackExcessAndPendingArenas() {
+        reuseExcess.giveBackExcess();
+        slabs.closePendingArenas();
     }
 
     /** Gives every slab in the reuse pool back to the system; returns their bytes. */

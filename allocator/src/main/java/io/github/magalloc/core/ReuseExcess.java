@@ -17,12 +17,6 @@ import java.util.function.Consumer;
  * pool's bytes).
  */
 final class ReuseExcess {
-    /**
-     * The excess of every direct pool alive, weakly: the direct memory limit is one for the JVM, so an allocation that
-     * finds it reached gives back every pool's excess before its retry ({@link #giveBackEveryDirectPoolsExcess}).
-     */
-    private static final WatchList<ReuseExcess> DIRECT_POOLS = new WatchList<>();
-
     private final ReusePool reuse;
     private final Consumer<Slab> free;
     private final DueTask purge;
@@ -52,22 +46,12 @@ final class ReuseExcess {
         return reuse.pooledBytes() > reuse.budget();
     }
 
-    /** Makes {@link #giveBackEveryDirectPoolsExcess} reach {@code excess} while its pool lives. */
-    static void watchDirect(ReuseExcess excess) {
-        DIRECT_POOLS.add(excess);
-    }
-
     /**
-     * A thread whose slab allocation found direct memory exhausted: gives back what every direct pool holds above its
-     * budget, on this thread, before its retry. Cold. A pending purge then finds nothing to do, so the invariant
-     * holds: no pool is left above its budget.
+     * Frees pooled slabs until the pool holds no more than its budget (or nothing a poll can take): the purge's work,
+     * and, on the allocating thread, what any pool's retry on exhausted direct memory does first. A pending purge
+     * then finds nothing to do.
      */
-    static void giveBackEveryDirectPoolsExcess() {
-        DIRECT_POOLS.forEach(ReuseExcess::giveBackExcess);
-    }
-
-    /** Frees pooled slabs until the pool holds no more than its budget (or nothing a poll can take). */
-    private void giveBackExcess() {
+    void giveBackExcess() {
         Slab slab;
         while (isAboveBudget() && (slab = reuse.pollAny()) != null) {
             free.accept(slab);

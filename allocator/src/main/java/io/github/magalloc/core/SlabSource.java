@@ -26,9 +26,6 @@ final class SlabSource {
         this.events = context.events;
         this.trim = trim;
         this.arenas = new ArenaCloser(trim, BackgroundThread.ARENA_CLOSES_SCHEDULER, ArenaCloser.MAX_PENDING_BYTES);
-        if (direct) {
-            ArenaCloser.watch(arenas);
-        }
     }
 
     /**
@@ -84,20 +81,18 @@ final class SlabSource {
     }
 
     /**
+     * On exhausted direct memory, on the allocating thread: closes the arenas of this pool's slabs freed but still
+     * counted against the direct memory limit.
+     */
+    void closePendingArenas() {
+        arenas.closePending();
+    }
+
+    /**
      * The task that frees the pool's slabs once nothing reaches the pool any more (a dropped allocator), then asks
      * for a trim of the C heap. It references none of the pool's parts but the list of slabs and the trim, so it does
      * not keep the pool alive.
      */
-    /**
-     * Before a retry on exhausted memory: closes the arenas of the slabs freed but still counted against the direct
-     * memory limit, this pool's (the retry's own frees just queued some) and every other pool's.
-     */
-    void closePendingArenas() {
-        if (direct) {
-            ArenaCloser.closeAllPending();
-        }
-    }
-
     Runnable freeAllTask() {
         LiveSlabs slabs = live;
         NativeTrim afterFree = DirectMemoryRelease.HERE == DirectMemoryRelease.BY_THE_COLLECTOR ? NativeTrim.NONE
