@@ -37,6 +37,8 @@ import java.lang.invoke.VarHandle;
  *   <li>The slab goes back exactly once, by the thread that makes {@code detached && usedPageCount == 0} true
  *       under the lock: {@link #detach} (the magazine lets go of the chunk; never undone) or the release of the last
  *       page after it. Allocation refuses a detached chunk, so {@code usedPageCount} never rises again.</li>
+ *   <li>{@code room bit set <=> !detached && usedPageCount < pageCount} ({@link RoomWord}): the lock holder that
+ *       changes the right side changes the bit, so the magazine's first fit skips full chunks without reading them.</li>
  * </ul>
  */
 final class LargeChunk extends Chunk implements SpinLock.Word {
@@ -46,6 +48,11 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
 
     /** The magazine that allocates from this chunk; told when a release empties it. */
     final Magazine magazine;
+    /** This chunk's place in its magazine's {@link LargeChunks}, for life. */
+    final int slot;
+    /** The word of the magazine's room map that holds this chunk's bit, {@link #roomBit} ({@link RoomWord}). */
+    private final RoomWord room;
+    private final long roomBit;
     /** Where the chunk's slab goes back once it is detached and no buffer uses it. */
     private final ChunkSupply supply;
     final int pageCount;
@@ -66,6 +73,11 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
      * still marked at a tick served nothing for a whole period (protocol 7 (decay)).
      */
     boolean decayMark;
+    /**
+     * Owner only, outside the lock: whether {@link LargeChunks} counts this chunk among its spares; set only while the
+     * chunk is unused and attached, cleared by the owner's allocation from it and when the owner lets go of it.
+     */
+    boolean countedAsSpare;
 
     private static final VarHandle FREE_RUN_BOUND;
     private static final VarHandle LOCK_WORD;
@@ -82,10 +94,15 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         }
     }
 
-    LargeChunk(Slab slab, ChunkSupply supply, Magazine magazine) {
+    /** A chunk with every page free, in {@code slot} of its magazine's chunks, whose bit in {@code room} it sets. */
+    LargeChunk(Slab slab, ChunkSupply supply, Magazine magazine, int slot, RoomWord room) {
         super(slab, supply.context);
         this.supply = supply;
         this.magazine = magazine;
+        this.slot = slot;
+        this.room = room;
+        this.roomBit = 1L << slot; // the shift takes slot % 64
+        room.setBit(roomBit);
         this.pageCount = slab.size >>> PAGE_SHIFT;
         this.usedPages = new long[(pageCount + 63) >>> 6];
         this.freeRunBound = pageCount;
@@ -120,6 +137,9 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
             }
             setPages(first, pages);
             usedPageCount += pages;
+            if (usedPageCount == pageCount) {
+                room.clearBit(roomBit);
+            }
             soFreeRunBound(Math.min(freeRunBound, pageCount - usedPageCount));
             assert countsFit() : countsMessage();
             return first << PAGE_SHIFT;
@@ -152,10 +172,26 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
     }
 
     /**
-     * Gives back the run of {@code runBytes} at {@code offset}, on any thread: a buffer's release, or a run debug mode
-     * refused to hand out ({@link LargeChunks}).
+     * Gives back the run of {@code runBytes} at {@code offset}, on any thread, and tells the magazine if that empties
+     * the chunk.
      */
     void freeRun(int offset, int runBytes) {
+        if (freePages(offset, runBytes)) {
+            magazine.onLargeChunkEmptied(this);
+        }
+    }
+
+    /**
+     * Owner only: gives back a run it took but debug mode refused to hand out ({@link LargeChunks}), telling no one:
+     * a stripe's owner holds the lock its releasers take to tell it. Returns whether the chunk is empty now, for the
+     * owner to look at itself.
+     */
+    boolean freeRefusedRun(int offset, int runBytes) {
+        return freePages(offset, runBytes);
+    }
+
+    /** Returns true if this emptied the chunk and the magazine still holds it (else the slab has gone back). */
+    private boolean freePages(int offset, int runBytes) {
         int first = offset >>> PAGE_SHIFT;
         int pages = runBytes >>> PAGE_SHIFT;
         boolean empty;
@@ -163,9 +199,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         SpinLock.lock(this);
         try {
             clearPages(first, pages);
-            usedPageCount -= pages;
-            soFreeRunBound((int) Math.min(pageCount - usedPageCount, 2L * freeRunBound + pages));
-            assert countsFit() : countsMessage();
+            pagesFreed(pages);
             empty = usedPageCount == 0;
             giveBack = empty && detached;
         } finally {
@@ -173,9 +207,8 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         }
         if (giveBack) {
             supply.retireLargeChunk(slab);
-        } else if (empty) {
-            magazine.onLargeChunkEmptied();
         }
+        return empty && !giveBack;
     }
 
     /**
@@ -194,13 +227,21 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         SpinLock.lock(this);
         try {
             clearPages(first + kept, freed);
-            usedPageCount -= freed;
-            soFreeRunBound((int) Math.min(pageCount - usedPageCount, 2L * freeRunBound + freed));
-            assert countsFit() : countsMessage();
+            pagesFreed(freed);
         } finally {
             SpinLock.unlock(this);
         }
         buf.cutReservation(runBytes);
+    }
+
+    /** Lock held, {@code pages} pages just cleared: the counts, the bound and the room bit follow. */
+    private void pagesFreed(int pages) {
+        if (usedPageCount == pageCount && !detached) {
+            room.setBit(roomBit);
+        }
+        usedPageCount -= pages;
+        soFreeRunBound((int) Math.min(pageCount - usedPageCount, 2L * freeRunBound + pages));
+        assert countsFit() : countsMessage();
     }
 
     /**
@@ -212,6 +253,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         SpinLock.lock(this);
         try {
             detached = true;
+            room.clearBit(roomBit);
             giveBack = usedPageCount == 0;
         } finally {
             SpinLock.unlock(this);
@@ -243,14 +285,20 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         return detached;
     }
 
-    /** Lock held: the page count and the bound within their invariants' ranges. */
+    /** Lock held: the page count and the bound within their invariants' ranges, the room bit as the count says. */
     private boolean countsFit() {
-        return usedPageCount >= 0 && usedPageCount <= pageCount && freeRunBound <= pageCount - usedPageCount;
+        return usedPageCount >= 0 && usedPageCount <= pageCount && freeRunBound <= pageCount - usedPageCount
+            && hasRoomBit() == (!detached && usedPageCount < pageCount);
     }
 
     private String countsMessage() {
         return "large chunk counts broken: " + usedPageCount + " used of " + pageCount + " pages, free run bound "
-            + freeRunBound;
+            + freeRunBound + ", room bit " + hasRoomBit();
+    }
+
+    /** Whether this chunk's bit in its magazine's room map is set ({@link RoomWord}). */
+    boolean hasRoomBit() {
+        return (room.lvWord() & roomBit) != 0;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 
 /**
@@ -11,8 +12,11 @@ import java.util.Comparator;
  * and the size of the next chunk (protocol 6 (large chunks)). Owner only, like the magazine's lists: a thread
  * magazine's thread, or a stripe's lock holder. Any thread gives pages back, through the chunk's own lock.
  *
- * <p>Chunks are kept in the order they were made, and allocation takes the first run that fits in the first chunk
- * that has one: the older chunks fill up, and the newer ones are the first to empty and go back.
+ * <p>Each chunk has a slot for life, and a new chunk takes the lowest free one. Allocation takes the first run that
+ * fits in the chunk with the lowest slot that has one: the low slots fill up, and the high ones are the first to
+ * empty and go back. The room map ({@link RoomWord}, a bit per slot, set while its chunk has a free page) lets that
+ * first fit look only at chunks with room: with hundreds of large chunks full of queued buffers, reading each
+ * chunk's line would cost more than the allocation.
  */
 final class LargeChunks {
     /** Spare chunks are looked at biggest first: a spare serves every request up to its size. */
@@ -20,9 +24,30 @@ final class LargeChunks {
 
     private final ChunkSupply supply;
     private final Magazine magazine;
-    private final ArrayList<LargeChunk> chunks = new ArrayList<>(4);
+    /*
+     * The slots, owner only:
+     *   slots[s] == the chunk whose slot is s, or null;  slots[s] == null for every s >= slotLimit
+     *   roomWords[s >> 6] holds slot s's bit; a word, once made, stays (chunks keep theirs for life)
+     */
+    private LargeChunk[] slots = new LargeChunk[4];
+    private RoomWord[] roomWords = {new RoomWord()};
+    /** One past the highest slot in use: the slots a look visits. */
+    private int slotLimit;
+    private int chunkCount;
     /** Scratch list of {@link #releaseSpares}, kept so that it makes no garbage. */
     private final ArrayList<LargeChunk> unused = new ArrayList<>(4);
+    /*
+     * The spare count, owner only, so that a stripe decides at each emptying without looking at every chunk:
+     *   chunkBytes == sum of c.slab.size over the chunks
+     *   spareBytes == sum of c.slab.size over the chunks with c.countedAsSpare,  spareCount == their number
+     *   c.countedAsSpare  =>  c.isUnused()
+     * A chunk is counted when an emptying or a spare look finds it unused, and uncounted when the owner allocates from
+     * it or lets go of it; unused chunks whose emptying is not yet counted are left out (so spareBytes is at most the
+     * unused bytes), and each is counted by the look its emptying causes.
+     */
+    private long chunkBytes;
+    private long spareBytes;
+    private int spareCount;
     /** Running average of the requests' runs (whole pages), over the last eight or so: sizes new chunks. */
     private int averageRunBytes;
     /** The run of the last request. */
@@ -47,24 +72,25 @@ final class LargeChunks {
     }
 
     /**
-     * Gives {@code buf} a run of {@code runBytes} with the first fit over the chunks; if none has room, a new chunk
-     * on {@code spare} (a slab the caller took from the system), else on a pooled slab, else, if the magazine
+     * Gives {@code buf} a run of {@code runBytes} with the first fit over the chunks with room; if none has one, a new
+     * chunk on {@code spare} (a slab the caller took from the system), else on a pooled slab, else, if the magazine
      * {@link Magazine#takesNewSlabs}, on a new slab from the system. A spare that is not needed goes back. Returns
      * false only when there is no spare, no pooled slab fits, and no new slab may be taken.
      */
     boolean allocate(MagByteBuf buf, int runBytes, int initialCapacity, int maxCapacity, Slab spare) {
-        ArrayList<LargeChunk> chunks = this.chunks;
-        for (int i = 0, n = chunks.size(); i < n; i++) {
-            LargeChunk chunk = chunks.get(i);
-            int offset = chunk.allocate(runBytes);
-            if (offset >= 0) {
-                checkUnwrittenIfDebug(chunk, offset, runBytes);
-                chunk.decayMark = false;
-                buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
-                if (spare != null) {
-                    supply.releaseLargeSlab(spare);
+        LargeChunk[] slots = this.slots;
+        RoomWord[] roomWords = this.roomWords;
+        for (int w = 0, words = (slotLimit + 63) >>> 6; w < words; w++) {
+            for (long room = roomWords[w].lvWord(); room != 0; room &= room - 1) {
+                LargeChunk chunk = slots[(w << 6) + Long.numberOfTrailingZeros(room)];
+                int offset = chunk.allocate(runBytes);
+                if (offset >= 0) {
+                    allocated(chunk, buf, offset, runBytes, initialCapacity, maxCapacity);
+                    if (spare != null) {
+                        supply.releaseLargeSlab(spare);
+                    }
+                    return true;
                 }
-                return true;
             }
         }
         Slab slab = spare;
@@ -77,14 +103,21 @@ final class LargeChunks {
         }
         supply.context.metrics.largeChunkCreated();
         magazine.onChunkTaken();
-        LargeChunk chunk = new LargeChunk(slab, supply, magazine);
-        chunks.add(chunk);
-        int offset = chunk.allocate(runBytes);
-        checkUnwrittenIfDebug(chunk, offset, runBytes);
-        buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
+        LargeChunk chunk = add(slab);
+        allocated(chunk, buf, chunk.allocate(runBytes), runBytes, initialCapacity, maxCapacity);
         return true;
     }
 
+    /** The run at {@code offset} of {@code chunk} is taken: it goes to {@code buf}, and the chunk is in use. */
+    private void allocated(LargeChunk chunk, MagByteBuf buf, int offset, int runBytes, int initialCapacity,
+                           int maxCapacity) {
+        checkUnwrittenIfDebug(chunk, offset, runBytes);
+        chunk.decayMark = false;
+        if (chunk.countedAsSpare) {
+            uncountSpare(chunk);
+        }
+        buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
+    }
     /**
      * Debug mode: the run just taken was not written since it was freed ({@link DebugMemory}); else it goes back, and
      * the allocation fails with the report.
@@ -96,7 +129,9 @@ final class LargeChunks {
         try {
             DebugMemory.checkUnwrittenSinceFreed(chunk.slab, offset, runBytes);
         } catch (IllegalStateException written) {
-            chunk.freeRun(offset, runBytes);
+            if (chunk.freeRefusedRun(offset, runBytes)) {
+                onEmptied(chunk);
+            }
             throw written;
         }
     }
@@ -115,48 +150,123 @@ final class LargeChunks {
         return Math.max(chunkSize, runBytes);
     }
 
+    /** Owner: a new chunk on {@code slab}, in the lowest free slot. */
+    LargeChunk add(Slab slab) {
+        int slot = 0;
+        while (slot < slotLimit && slots[slot] != null) {
+            slot++;
+        }
+        if (slot == slots.length) {
+            slots = Arrays.copyOf(slots, slot * 2);
+        }
+        int word = slot >>> 6;
+        if (word == roomWords.length) {
+            roomWords = Arrays.copyOf(roomWords, word + 1);
+            roomWords[word] = new RoomWord();
+        }
+        LargeChunk chunk = new LargeChunk(slab, supply, magazine, slot, roomWords[word]);
+        slots[slot] = chunk;
+        slotLimit = Math.max(slotLimit, slot + 1);
+        chunkCount++;
+        chunkBytes += slab.size;
+        return chunk;
+    }
+
+    /** Owner: the number of chunks. */
+    int chunkCount() {
+        return chunkCount;
+    }
+
+    /**
+     * Owner: a release emptied {@code chunk}. Counts it as a spare if it still is one (unused: only the owner raises
+     * the count, so the read is exact; attached: only the owner detaches), and looks at every chunk only when the
+     * counted spares exceed the allowance, which is exactly when that look gives one back. So a stripe, whose
+     * releasers decide at once, pays for an emptying in proportion to what goes back, not to its number of chunks.
+     */
+    void onEmptied(LargeChunk chunk) {
+        if (chunk.countedAsSpare || chunk.isDetached() || !chunk.isUnused()) {
+            return;
+        }
+        countSpare(chunk);
+        if (spareCount > 1 && spareBytes > spareAllowance(chunkBytes - spareBytes)) {
+            releaseSpares();
+        }
+    }
+
     /**
      * Gives back the unused chunks beyond a spare allowance: one chunk, and more while they add up to at most a
      * share of the bytes of the chunks in use; which ones and what share, {@link LargeSlabReturn} says. Why only a
-     * share: a burst that is over should not stay reserved. Sorting allocates nothing here: below 32 elements the
-     * JDK sorts in place.
+     * share: a burst that is over should not stay reserved. Counts the spares kept afresh. Sorting allocates nothing
+     * here: below 32 elements the JDK sorts in place.
      */
     void releaseSpares() {
         long inUseBytes = 0;
-        for (int i = 0, n = chunks.size(); i < n; i++) {
-            LargeChunk chunk = chunks.get(i);
+        for (int s = 0; s < slotLimit; s++) {
+            LargeChunk chunk = slots[s];
+            if (chunk == null) {
+                continue;
+            }
             if (chunk.isUnused()) {
                 unused.add(chunk);
             } else {
                 inUseBytes += chunk.slab.size;
             }
         }
-        LargeSlabReturn policy = supply.largeSlabReturn();
-        if (policy.biggestSparesFirst) {
+        if (supply.largeSlabReturn().biggestSparesFirst) {
             unused.sort(BIGGEST_FIRST);
         }
-        long allowance = inUseBytes / policy.spareShare;
-        long spareBytes = 0;
+        long allowance = spareAllowance(inUseBytes);
+        long keptBytes = 0;
         for (int i = 0, n = unused.size(); i < n; i++) {
             LargeChunk chunk = unused.get(i);
-            spareBytes += chunk.slab.size;
-            if (i > 0 && spareBytes > allowance) {
-                chunks.remove(chunk);
-                chunk.detach();
+            keptBytes += chunk.slab.size;
+            if (i > 0 && keptBytes > allowance) {
+                letGo(chunk);
+            } else if (!chunk.countedAsSpare) {
+                countSpare(chunk);
             }
         }
         unused.clear();
+        assert spareCountHolds() : "the spare count broken";
+    }
+
+    /** Spare bytes a magazine keeps beyond its first spare, for {@code inUseBytes} in chunks in use. */
+    private long spareAllowance(long inUseBytes) {
+        return inUseBytes / supply.largeSlabReturn().spareShare;
+    }
+
+    private void countSpare(LargeChunk chunk) {
+        chunk.countedAsSpare = true;
+        spareBytes += chunk.slab.size;
+        spareCount++;
+    }
+
+    private void uncountSpare(LargeChunk chunk) {
+        chunk.countedAsSpare = false;
+        spareBytes -= chunk.slab.size;
+        spareCount--;
+    }
+
+    /** Owner: lets go of {@code chunk}: it leaves its slot, and its slab goes back with its last page. */
+    private void letGo(LargeChunk chunk) {
+        if (chunk.countedAsSpare) {
+            uncountSpare(chunk);
+        }
+        chunk.detach();
+        slots[chunk.slot] = null;
+        while (slotLimit > 0 && slots[slotLimit - 1] == null) {
+            slotLimit--;
+        }
+        chunkCount--;
+        chunkBytes -= chunk.slab.size;
     }
 
     /** Gives back every chunk no buffer uses (trim). */
     void detachUnused() {
-        for (int i = 0; i < chunks.size(); ) {
-            LargeChunk chunk = chunks.get(i);
-            if (chunk.isUnused()) {
-                chunks.remove(i);
-                chunk.detach();
-            } else {
-                i++;
+        for (int s = 0; s < slotLimit; s++) {
+            LargeChunk chunk = slots[s];
+            if (chunk != null && chunk.isUnused()) {
+                letGo(chunk);
             }
         }
     }
@@ -166,17 +276,19 @@ final class LargeChunks {
      * allocation since the previous tick, and marks the others. Returns whether a chunk is left.
      */
     boolean decay() {
-        for (int i = 0; i < chunks.size(); ) {
-            LargeChunk chunk = chunks.get(i);
+        for (int s = 0; s < slotLimit; s++) {
+            LargeChunk chunk = slots[s];
+            if (chunk == null) {
+                continue;
+            }
             if (chunk.decayMark && chunk.isUnused()) {
-                chunks.remove(i);
-                chunk.detach();
+                letGo(chunk);
             } else {
                 chunk.decayMark = true;
-                i++;
             }
         }
-        return !chunks.isEmpty();
+        assert spareCountHolds() : "the spare count broken";
+        return chunkCount > 0;
     }
 
     /**
@@ -184,9 +296,37 @@ final class LargeChunks {
      * Large chunks need no drain: any thread gives pages back directly.
      */
     void detachAll() {
-        for (int i = 0, n = chunks.size(); i < n; i++) {
-            chunks.get(i).detach();
+        for (int s = slotLimit - 1; s >= 0; s--) {
+            if (slots[s] != null) {
+                letGo(slots[s]);
+            }
         }
-        chunks.clear();
+    }
+
+    /** For assertions, owner: the slots' and the spare count's equations (above) hold. */
+    boolean spareCountHolds() {
+        long bytes = 0;
+        long spares = 0;
+        int count = 0;
+        int spareChunks = 0;
+        for (int s = 0; s < slots.length; s++) {
+            LargeChunk chunk = slots[s];
+            if (chunk == null) {
+                continue;
+            }
+            if (chunk.slot != s || s >= slotLimit) {
+                return false;
+            }
+            count++;
+            bytes += chunk.slab.size;
+            if (chunk.countedAsSpare) {
+                if (!chunk.isUnused()) {
+                    return false;
+                }
+                spares += chunk.slab.size;
+                spareChunks++;
+            }
+        }
+        return count == chunkCount && bytes == chunkBytes && spares == spareBytes && spareChunks == spareCount;
     }
 }

@@ -11,7 +11,8 @@ enum LargeSlabReturn {
      * slabs, each of which would otherwise be garbage for the GC, and direct slabs where freeing is not cheap
      * ({@link DirectMemoryRelease}: a handshake with every thread, or memory that waits for the GC and lowers nothing
      * until a collection, while each new chunk takes fresh memory). A spare given back costs only a trip through the
-     * pool, so a magazine keeps up to a quarter of its large bytes in use, the first-made chunks first.
+     * pool, so a magazine keeps up to a quarter of its large bytes in use, the lowest slots first (those the
+     * first fit looks at first).
      */
     TO_REUSE_POOL(4, false),
     /**
@@ -24,7 +25,7 @@ enum LargeSlabReturn {
 
     /** A magazine keeps empty large chunks up to 1/this of the bytes of its large chunks in use (at least one). */
     final int spareShare;
-    /** Whether the spares kept are the biggest empty chunks (else the first made). */
+    /** Whether the spares kept are the biggest empty chunks (else those in the lowest slots). */
     final boolean biggestSparesFirst;
 
     LargeSlabReturn(int spareShare, boolean biggestSparesFirst) {

@@ -65,8 +65,8 @@ abstract class Magazine extends MagazineOwnerIdPad {
      */
     abstract void releaseFromOtherThread(MagByteBuf buf, SizeClassChunk chunk, int segment, long threadId);
 
-    /** Any thread, holding no lock: a release emptied a large chunk of this magazine (protocol 6 (large chunks)). */
-    abstract void onLargeChunkEmptied();
+    /** Any thread, holding no lock: a release emptied {@code chunk}, of this magazine (protocol 6 (large chunks)). */
+    abstract void onLargeChunkEmptied(LargeChunk chunk);
 
     /**
      * Owner: its own release of a large run, which this magazine may keep for its next allocation of the same length

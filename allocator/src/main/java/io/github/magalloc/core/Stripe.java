@@ -222,16 +222,16 @@ final class Stripe extends Magazine {
     }
 
     /**
-     * A release emptied one of the stripe's large chunks: the releaser gives the spare ones back now, under the
-     * lock. A stripe has no owner that comes back, and the plain threads that lock it next may not ask for a large
-     * buffer for a long time. The releaser holds no lock here (buffers are freed outside every magazine's lock), so
-     * waiting for the stripe's cannot deadlock.
+     * A release emptied {@code chunk}, one of the stripe's large chunks: the releaser counts it as a spare and gives
+     * back the spares beyond the allowance now, under the lock. A stripe has no owner that comes back, and the plain
+     * threads that lock it next may not ask for a large buffer for a long time. The releaser holds no lock here
+     * (buffers are freed outside every magazine's lock), so waiting for the stripe's cannot deadlock.
      */
     @Override
-    void onLargeChunkEmptied() {
+    void onLargeChunkEmptied(LargeChunk chunk) {
         lock.lock();
         try {
-            large.releaseSpares();
+            large.onEmptied(chunk);
         } finally {
             lock.unlock();
         }

@@ -273,7 +273,7 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
      * this emptying (protocol 7 (decay)).
      */
     @Override
-    void onLargeChunkEmptied() {
+    void onLargeChunkEmptied(LargeChunk chunk) {
         if (!lvLargeChunkEmptied()) {
             svLargeChunkEmptied(true);
             if (!isOwnedByCurrentThread()) {

@@ -22,7 +22,8 @@ class LargeChunkTest {
 
     private LargeChunk chunk(int pages) {
         pool.supply().context.metrics.largeChunkCreated(); // as a magazine's LargeChunks counts the chunks it makes
-        return new LargeChunk(pool.supply().allocateSlab(pages * PAGE), pool.supply(), magazine);
+        // Alone in a room word of its own: the magazine's first fit does not see it.
+        return new LargeChunk(pool.supply().allocateSlab(pages * PAGE), pool.supply(), magazine, 0, new RoomWord());
     }
 
     /** A buffer object holding a run of {@code pages} taken from {@code chunk}, as the magazine would make it. */

@@ -140,9 +140,9 @@ class LargeSizesTest {
 
     /**
      * Which empty chunk a magazine keeps as its spare: where large slabs go back to the system, the biggest one, which
-     * fits every request a smaller one fits; where they go to the reuse pool, the first made. Small chunks made
-     * first and a 1 MiB one made last all empty; the next large allocation keeps one of them. Keeping the first made
-     * where slabs go to the system (the order before) fails this test on JDK 17.
+     * fits every request a smaller one fits; where they go to the reuse pool, the one in the lowest slot. Small chunks
+     * made first (in the low slots) and a 1 MiB one made last all empty; the next large allocation keeps one of them.
+     * Keeping the lowest slot where slabs go to the system fails this test on JDK 17.
      */
     @Test
     void theSpareKeptDependsOnWhereLargeSlabsGo() throws Exception {

@@ -76,7 +76,8 @@ class ProtocolAssertionsTest {
     @Test
     void aLargeChunksBrokenCountFiresAtTheNextAllocation() {
         ThreadMagazine magazine = new ThreadMagazine(pool.supply(), Thread.currentThread(), m -> MagazineDecay.NONE);
-        LargeChunk chunk = new LargeChunk(Slab.heap(8 * LargeChunk.PAGE_SIZE), pool.supply(), magazine);
+        LargeChunk chunk = new LargeChunk(Slab.heap(8 * LargeChunk.PAGE_SIZE), pool.supply(), magazine, 0,
+            new RoomWord());
         assertThat(chunk.allocate(LargeChunk.PAGE_SIZE)).isZero();
         setField(LargeChunk.class, "usedPageCount", chunk, 8, false); // all pages used by the count, one by the bitmap
         assertThatThrownBy(() -> chunk.allocate(LargeChunk.PAGE_SIZE)).isInstanceOf(AssertionError.class)

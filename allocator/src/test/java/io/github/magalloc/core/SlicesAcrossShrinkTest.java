@@ -4,6 +4,7 @@ import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.TestAccess;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +74,27 @@ class SlicesAcrossShrinkTest {
         assertThat(next.capacity()).isEqualTo(LARGE - 8192);
         next.release();
         buf.release();
+    }
+
+    /**
+     * Debug mode on a plain thread (a stripe's lock held): a stale NIO view of a released large buffer writes into its
+     * chunk, now empty; the next allocation of those pages reports it, and giving the run back empties the chunk
+     * again. The report must reach the caller, not wait for the stripe's lock the caller holds.
+     */
+    @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a spinning wait ignores interrupts
+    void debugModeReportsAStaleWriteIntoAnEmptyLargeChunkOnAPlainThread() {
+        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().debug(true).build();
+        ByteBuf buf = alloc.directBuffer(LARGE);
+        java.nio.ByteBuffer view = buf.nioBuffer(0, LARGE);
+        buf.release();
+        view.put(20_000, (byte) 1); // the chunk's pages are all free now
+
+        assertThatThrownBy(() -> alloc.directBuffer(LARGE)).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("written after it was freed");
+        ByteBuf next = alloc.directBuffer(LARGE);
+        assertThat(next.capacity()).isEqualTo(LARGE);
+        next.release();
     }
 
     /**

@@ -67,7 +67,7 @@ public class DecayVsLargeReleaseStress {
 
     public DecayVsLargeReleaseStress() {
         // The first chunk's emptying: the flag is set, and the collect it asked for is the owner's actor.
-        magazine.onLargeChunkEmptied();
+        magazine.onLargeChunkEmptied(spare);
         decay.collectsAsked = 0;
     }
 

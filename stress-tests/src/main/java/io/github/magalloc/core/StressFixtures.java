@@ -6,7 +6,6 @@ import io.github.magalloc.buffer.Slab;
 import io.netty.buffer.ByteBuf;
 
 import java.lang.reflect.Field;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -96,15 +95,14 @@ final class StressFixtures {
         return buf;
     }
 
-    /** A large chunk of {@code magazine} on {@code slab}, counted as a magazine's {@code LargeChunks} counts it. */
-    private static LargeChunk newLargeChunk(MemoryPool pool, Magazine magazine, Slab slab) {
-        pool.supply().context.metrics.largeChunkCreated();
-        return new LargeChunk(slab, pool.supply(), magazine);
-    }
-
-    /** A large chunk of {@code pages} pages in a heap slab, all free, owned by a magazine of an unstarted thread. */
+    /**
+     * A large chunk of {@code pages} pages in a heap slab, all free, owned by a magazine of an unstarted thread but not
+     * in its list (alone in a room word of its own), counted as a magazine's {@code LargeChunks} counts it.
+     */
     static LargeChunk newLargeChunk(MemoryPool pool, int pages) {
-        return newLargeChunk(pool, ownedMagazine(pool), slab(pool, pages * LargeChunk.PAGE_SIZE));
+        pool.supply().context.metrics.largeChunkCreated();
+        return new LargeChunk(slab(pool, pages * LargeChunk.PAGE_SIZE), pool.supply(), ownedMagazine(pool), 0,
+            new RoomWord());
     }
 
     /** A buffer object standing for a live buffer holding the first free run of {@code pages} pages of {@code chunk}. */
@@ -128,20 +126,18 @@ final class StressFixtures {
 
     /** A large chunk of {@code pages} pages in a heap slab, all free, in {@code magazine}'s list of large chunks. */
     static LargeChunk addLargeChunk(MemoryPool pool, Magazine magazine, int pages) {
-        LargeChunk chunk = newLargeChunk(pool, magazine, slab(pool, pages * LargeChunk.PAGE_SIZE));
-        largeChunksOf(magazine).add(chunk);
-        return chunk;
+        pool.supply().context.metrics.largeChunkCreated();
+        return largeChunksIn(magazine).add(slab(pool, pages * LargeChunk.PAGE_SIZE));
     }
 
     /** Large chunks in {@code magazine}'s list; call when no other thread touches the magazine. */
     static int largeChunkCount(Magazine magazine) {
-        return largeChunksOf(magazine).size();
+        return largeChunksIn(magazine).chunkCount();
     }
 
-    @SuppressWarnings("unchecked") // the field's declared type
-    private static List<LargeChunk> largeChunksOf(Magazine magazine) {
-        LargeChunks large = (LargeChunks) get(field(magazine.getClass(), "large"), magazine);
-        return (List<LargeChunk>) get(field(LargeChunks.class, "chunks"), large);
+    /** The large chunks of {@code magazine} (a thread magazine or a stripe). */
+    static LargeChunks largeChunksIn(Magazine magazine) {
+        return (LargeChunks) get(field(magazine.getClass(), "large"), magazine);
     }
 
     /** Pages of {@code chunk} in use, as its count says; call when no other thread touches the chunk. */
