@@ -47,6 +47,19 @@ class PaddingTest {
     }
 
     @Test
+    void theRoomWordHasItsLinesToItself() {
+        long word = offset(RoomWord.class, "word");
+        assertThat(word).as("leading padding").isGreaterThanOrEqualTo(BYTES);
+        long last = 0;
+        for (Field pad : RoomWord.class.getDeclaredFields()) {
+            if (pad.getType() == byte.class) {
+                last = Math.max(last, offset(RoomWord.class, pad.getName()));
+            }
+        }
+        assertThat(last - word).as("trailing padding").isGreaterThanOrEqualTo(BYTES);
+    }
+
+    @Test
     void theQueuesIndexesAreALineApartAndAwayFromItsConstants() {
         long producer = offset(MpscIntQueue.class, "producerIndex");
         long limit = offset(MpscIntQueue.class, "producerLimit");
