@@ -118,6 +118,7 @@ final class LargeChunks {
         }
         buf.init(chunk, -1, offset, runBytes, initialCapacity, maxCapacity);
     }
+
     /**
      * Debug mode: the run just taken was not written since it was freed ({@link DebugMemory}); else it goes back, and
      * the allocation fails with the report.
@@ -227,7 +228,7 @@ final class LargeChunks {
             }
         }
         unused.clear();
-        assert spareCountHolds() : "the spare count broken";
+        assert countsHold() : "the slots or the spare count broken";
     }
 
     /** Spare bytes a magazine keeps beyond its first spare, for {@code inUseBytes} in chunks in use. */
@@ -287,7 +288,7 @@ final class LargeChunks {
                 chunk.decayMark = true;
             }
         }
-        assert spareCountHolds() : "the spare count broken";
+        assert countsHold() : "the slots or the spare count broken";
         return chunkCount > 0;
     }
 
@@ -304,7 +305,7 @@ final class LargeChunks {
     }
 
     /** For assertions, owner: the slots' and the spare count's equations (above) hold. */
-    boolean spareCountHolds() {
+    boolean countsHold() {
         long bytes = 0;
         long spares = 0;
         int count = 0;

@@ -35,28 +35,29 @@ class PaddingTest {
 
     @Test
     void theLockWordHasItsLinesToItself() {
-        long state = offset(PaddedSpinLock.class, "state");
-        assertThat(state).as("leading padding").isGreaterThanOrEqualTo(BYTES);
-        long last = 0;
-        for (Field pad : PaddedSpinLock.class.getDeclaredFields()) {
-            if (pad.getType() == byte.class) {
-                last = Math.max(last, offset(PaddedSpinLock.class, pad.getName()));
-            }
-        }
-        assertThat(last - state).as("trailing padding").isGreaterThanOrEqualTo(BYTES);
+        assertHasLinesToItself(PaddedSpinLock.class, "state");
     }
 
     @Test
     void theRoomWordHasItsLinesToItself() {
-        long word = offset(RoomWord.class, "word");
-        assertThat(word).as("leading padding").isGreaterThanOrEqualTo(BYTES);
+        assertHasLinesToItself(RoomWord.class, "word");
+    }
+
+    /**
+     * {@code type}'s field {@code name} has at least {@link CacheLinePadding#BYTES} bytes before it, and as many of its
+     * class's padding bytes after it.
+     */
+    private static void assertHasLinesToItself(Class<?> type, String name) {
+        long field = offset(type, name);
+        assertThat(field).as("leading padding of %s.%s", type.getSimpleName(), name).isGreaterThanOrEqualTo(BYTES);
         long last = 0;
-        for (Field pad : RoomWord.class.getDeclaredFields()) {
+        for (Field pad : type.getDeclaredFields()) {
             if (pad.getType() == byte.class) {
-                last = Math.max(last, offset(RoomWord.class, pad.getName()));
+                last = Math.max(last, offset(type, pad.getName()));
             }
         }
-        assertThat(last - word).as("trailing padding").isGreaterThanOrEqualTo(BYTES);
+        assertThat(last - field).as("trailing padding of %s.%s", type.getSimpleName(), name)
+            .isGreaterThanOrEqualTo(BYTES);
     }
 
     @Test

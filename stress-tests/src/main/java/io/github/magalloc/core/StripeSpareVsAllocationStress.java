@@ -54,7 +54,7 @@ public class StripeSpareVsAllocationStress {
 
     @Arbiter
     public void check(IIII_Result r) {
-        r.r1 = StressFixtures.largeChunksIn(stripe).spareCountHolds() ? 1 : 0;
+        r.r1 = StressFixtures.largeChunksIn(stripe).countsHold() ? 1 : 0;
         r.r2 = chunk.countedAsSpare ? 1 : 0;
         r.r3 = StressFixtures.largePagesInUse(chunk);
         r.r4 = stripe.tryLock() ? 1 : 0;
