@@ -81,36 +81,43 @@ public final class Slab {
         return new Slab(size, null, allocateDirectMemory(size + padding));
     }
 
+    /** Takes direct memory from Netty. */
+    @FunctionalInterface
+    interface DirectMemory {
+        CleanableDirectBuffer allocate(int size, boolean freedAtOnce);
+    }
+
     /**
      * Netty's {@code PlatformDependent.allocateDirect(int, boolean)} of recent 4.2 releases, called with
      * {@code true}: memory that its {@code clean()} frees at once even where that is expensive (on JDK 25 without
      * {@code Unsafe} and native access, a shared arena's close, which the allocator does off the freeing thread),
-     * rather than memory that waits for the garbage collector. Null on older Netty, where {@code allocateDirect(int)}
-     * is all there is.
+     * rather than memory that waits for the garbage collector; {@code allocateDirect(int)} on older Netty, which has
+     * no other. Found by name, since this class compiles against the oldest Netty, and called directly
+     * ({@link DirectCallers}).
      */
-    private static final MethodHandle ALLOCATE_DIRECT_FREED_AT_ONCE = findAllocateDirect();
+    private static final DirectMemory DIRECT_MEMORY = findDirectMemory();
 
-    private static MethodHandle findAllocateDirect() {
+    private static DirectMemory findDirectMemory() {
+        DirectMemory older = (size, freedAtOnce) -> PlatformDependent.allocateDirect(size);
+        MethodHandle newer;
         try {
-            return MethodHandles.publicLookup().findStatic(PlatformDependent.class, "allocateDirect",
+            newer = MethodHandles.publicLookup().findStatic(PlatformDependent.class, "allocateDirect",
                 MethodType.methodType(CleanableDirectBuffer.class, int.class, boolean.class));
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
+        } catch (ReflectiveOperationException e) {
+            return older;
+        }
+        try {
+            return DirectCallers.implement(MethodHandles.lookup(), DirectMemory.class, "allocate", newer);
+        } catch (IllegalStateException e) {
+            // Not expected (a public static method of a public class). Memory the collector frees where Netty leaves
+            // it to the collector, rather than a class that cannot be initialized.
+            return older;
         }
     }
 
     /** Direct memory of {@code size} bytes that its {@code clean()} frees at once wherever Netty can. */
     public static CleanableDirectBuffer allocateDirectMemory(int size) {
-        if (ALLOCATE_DIRECT_FREED_AT_ONCE == null) {
-            return PlatformDependent.allocateDirect(size);
-        }
-        try {
-            return (CleanableDirectBuffer) ALLOCATE_DIRECT_FREED_AT_ONCE.invokeExact(size, true);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new IllegalStateException(e); // allocateDirect declares no checked exception
-        }
+        return DIRECT_MEMORY.allocate(size, true);
     }
 
     /**

@@ -58,6 +58,11 @@ final class BackgroundThread {
 
     private final String name;
     private final Starter starter;
+    /**
+     * The thread's body, made with this object (for the JVM's two, with the class) rather than at the first schedule:
+     * a method reference's class is made at its first run, and the first schedule is a release's, on any thread.
+     */
+    private final Runnable body = this::runTasks;
     /** Tasks by due time, then by order of scheduling. Guarded by this object's lock. */
     private final PriorityQueue<Timed> queue = new PriorityQueue<>();
     /** The thread running the tasks, or null while none does. Guarded by this object's lock. */
@@ -72,7 +77,7 @@ final class BackgroundThread {
     /** Queues {@code task} to run {@code delayMillis} from now; throws, queuing nothing, if no thread can be started. */
     synchronized void schedule(Runnable task, long delayMillis) {
         if (thread == null) {
-            thread = starter.start(name, this::runTasks);
+            thread = starter.start(name, body);
         }
         queue.add(new Timed(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMillis)),
             scheduled++, task));
@@ -137,7 +142,8 @@ final class BackgroundThread {
         }
     }
 
-    private static final class Timed implements Comparable<Timed> {
+    /** A queued task. Not private: {@link ClassesLoadedAhead} loads it (the first schedule is a release's). */
+    static final class Timed implements Comparable<Timed> {
         final long dueNanos;
         final long order;
         final Runnable task;

@@ -18,9 +18,9 @@ final class ClassesLoadedAhead {
     /** The classes that allocations and releases use, besides those every pool makes objects of when it is made. */
     private static final Class<?>[] CLASSES = {
         SizeClassChunk.class, ChunkList.class, MpscIntQueue.class, SegmentSlot.class, LargeChunk.class,
-        HugeChunk.class, ThreadMagazine.class, Slab.class, SpinLock.class,
+        HugeChunk.class, ThreadMagazine.class, Slab.class, SpinLock.class, VirtualThreads.class,
         // The background thread's: a release on JDK 25 can queue an arena's close and start the thread.
-        DaemonThreads.class,
+        DaemonThreads.class, BackgroundThread.Timed.class,
         // Netty's: a thread's kind is checked at each allocation; a stale release throws.
         FastThreadLocalThread.class, IllegalReferenceCountException.class,
         // JCTools': the reuse pool's queue calls it at its first offer and poll.

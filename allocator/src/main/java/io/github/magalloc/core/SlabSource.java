@@ -62,21 +62,21 @@ final class SlabSource {
      * collector takes a heap slab.)
      */
     private void giveBackDirect(Slab slab) {
-        switch (DirectMemoryRelease.HERE) {
-            case AT_ONCE:
-                slab.free();
-                trim.afterFree(slab.size);
-                break;
-            case BY_CLOSING_ITS_ARENA:
-                arenas.close(slab);
-                break;
-            default:
-                slab.free();
-                if (trim != NativeTrim.NONE) {
-                    long bytes = slab.size;
-                    NativeTrim afterCollection = trim; // the task must not reference the slab
-                    AfterCollection.register(slab.memoryOwner(), () -> afterCollection.afterFree(bytes));
-                }
+        // Ifs, not a switch: a switch on an enum loads a class of the compiler's at its first run, here a release on
+        // any thread, and a virtual thread loading a class waits pinned to its carrier for another loading the same.
+        DirectMemoryRelease here = DirectMemoryRelease.HERE;
+        if (here == DirectMemoryRelease.AT_ONCE) {
+            slab.free();
+            trim.afterFree(slab.size);
+        } else if (here == DirectMemoryRelease.BY_CLOSING_ITS_ARENA) {
+            arenas.close(slab);
+        } else {
+            slab.free();
+            if (trim != NativeTrim.NONE) {
+                long bytes = slab.size;
+                NativeTrim afterCollection = trim; // the task must not reference the slab
+                AfterCollection.register(slab.memoryOwner(), () -> afterCollection.afterFree(bytes));
+            }
         }
     }
 

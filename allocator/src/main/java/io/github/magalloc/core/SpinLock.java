@@ -1,6 +1,5 @@
 package io.github.magalloc.core;
 
-import io.netty.util.internal.PlatformDependent;
 
 import java.util.concurrent.locks.LockSupport;
 
@@ -102,7 +101,7 @@ final class SpinLock {
      * a platform holder can be descheduled). Returns the spin count to go on from.
      */
     private static int letOthersRun(int spins) {
-        if (!PlatformDependent.isVirtualThread(Thread.currentThread())) {
+        if (!VirtualThreads.isVirtual(Thread.currentThread())) {
             Thread.yield();
             return 0;
         }

@@ -2,7 +2,6 @@ package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
-import io.netty.util.internal.PlatformDependent;
 
 /**
  * A magazine shared by plain threads (threads without one of their own), owned by whoever holds its lock
@@ -70,7 +69,7 @@ final class Stripe extends Magazine {
         if (objects != null && objects.ownerThreadId == caller.getId()) {
             return objects;
         }
-        if (PlatformDependent.isVirtualThread(caller)) {
+        if (VirtualThreads.isVirtual(caller)) {
             return virtualThreadObjects;
         }
         objects = threadObjects.ofCurrentThread();

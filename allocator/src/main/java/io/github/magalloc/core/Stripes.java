@@ -2,7 +2,6 @@ package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
-import io.netty.util.internal.PlatformDependent;
 
 /**
  * The stripes of one pool and how a plain thread (one without a magazine of its own) allocates from them: it tries
@@ -79,7 +78,7 @@ final class Stripes {
      * on a virtual thread, from a stripe's {@link VirtualThreadObjects}, which only its lock holder takes from.
      */
     MagByteBuf takeObject() {
-        if (!PlatformDependent.isVirtualThread(Thread.currentThread())) {
+        if (!VirtualThreads.isVirtual(Thread.currentThread())) {
             return plainThreadObjects.ofCurrentThread().take();
         }
         Stripe stripe = lockStripe();

@@ -2,7 +2,6 @@ package io.github.magalloc.core;
 
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
-import io.netty.util.internal.PlatformDependent;
 
 import java.lang.ref.WeakReference;
 import java.util.Set;
@@ -83,7 +82,7 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
      * to throw away. They use the stripes. Cold: reached only when plain threads may have magazines.
      */
     private static boolean isVirtual(Thread thread) {
-        return PlatformDependent.isVirtualThread(thread);
+        return VirtualThreads.isVirtual(thread);
     }
 
     /** Cold: the first allocation of an event-loop (or opted-in) thread creates its magazine. */

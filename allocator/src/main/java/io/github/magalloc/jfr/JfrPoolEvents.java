@@ -2,7 +2,7 @@ package io.github.magalloc.jfr;
 
 import io.github.magalloc.core.MemoryPool;
 import io.github.magalloc.core.PoolEvents;
-import io.netty.util.internal.PlatformDependent;
+import io.github.magalloc.core.VirtualThreads;
 
 import java.lang.invoke.MethodHandles;
 import java.util.List;
@@ -159,6 +159,6 @@ final class JfrPoolEvents implements PoolEvents {
      * carry the facts that matter.
      */
     private static String unlessOnVirtualThread(String text) {
-        return PlatformDependent.isVirtualThread(Thread.currentThread()) ? null : text;
+        return VirtualThreads.isVirtual(Thread.currentThread()) ? null : text;
     }
 }
