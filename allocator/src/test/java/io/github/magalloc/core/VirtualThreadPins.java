@@ -30,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * pinned, on the loader's lock for the class's name when another thread loads the same class then; the JDK
  * customizing a method handle makes a hidden class, and was seen pinned on a lock of its own. The boot loader's named
  * classes do not count: the JVM loads them without a Java frame to pin (and the recording itself has the JDK load
- * some of its own classes on whatever thread is running). A control pin, a virtual thread that parks in a class
- * initializer, shows that the recording sees pinning at all.
+ * some of its own classes on whatever thread is running). Neither pins nor loads count inside Netty's cleaner, which
+ * is Netty's. A control pin, a virtual thread that parks in a class initializer, shows that the recording sees
+ * pinning at all.
  */
 final class VirtualThreadPins {
     private static final String PINNED = "jdk.VirtualThreadPinned";
@@ -61,10 +62,10 @@ final class VirtualThreadPins {
     }
 
     /**
-     * Runs {@code body} under the recording and fails if a pinned virtual thread's stack had a frame of the
-     * allocator's own code, or if a virtual thread of {@code testClass}'s tasks (a frame of it on the stack) loaded or
-     * made a class that counts with such a frame on its stack. Only the test's own tasks for the loads: other tests
-     * running meanwhile make first uses in an order that no run fixes.
+     * Runs {@code body} under the recording and fails if a pinned virtual thread's stack was in the allocator's own
+     * code ({@link #inAllocatorCode}), or if a virtual thread of {@code testClass}'s tasks (a frame of it on the
+     * stack) loaded or made a class that counts while in that code. Only the test's own tasks for the loads: other
+     * tests running meanwhile make first uses in an order that no run fixes.
      */
     static void assertNoAllocatorFramePinnedDuring(Class<?> testClass, Body body) throws Exception {
         List<Event> events = eventsDuring(body);
@@ -73,30 +74,26 @@ final class VirtualThreadPins {
             .anySatisfy(pin -> assertThat(pin.frames).anyMatch(f -> f.contains(PinsWhenInitialized.class.getName())));
         List<String> allocatorLoads = events.stream()
             .filter(e -> e.type.equals(CLASS_LOAD) && e.loadCounts && e.onVirtualThread()
-                && e.frames.stream().anyMatch(f -> f.startsWith(testClass.getName())) && loadedForAllocatorCode(e))
+                && e.frames.stream().anyMatch(f -> f.startsWith(testClass.getName())) && inAllocatorCode(e))
             .map(e -> e.loadedClass + " loaded from " + e.frames)
             .collect(Collectors.toList());
         assertThat(allocatorLoads).as("the classes loaded or made by virtual threads in a magalloc frame, each pinned"
             + " while it does (ClassesLoadedAhead loads classes with the first pool; DirectCallers calls methods found"
             + " by name without a method handle)").isEmpty();
         List<List<String>> allocatorPins = pins.stream()
-            .filter(VirtualThreadPins::hasAllocatorFrame)
+            .filter(VirtualThreadPins::inAllocatorCode)
             .map(Event::frames)
             .collect(Collectors.toList());
         assertThat(allocatorPins).as("the stacks of virtual threads pinned in a magalloc frame").isEmpty();
     }
 
-    private static boolean hasAllocatorFrame(Event event) {
-        return event.frames.stream().anyMatch(VirtualThreadPins::isAllocatorFrame);
-    }
-
     /**
-     * Whether a magalloc frame was on the stack, outside Netty's cleaner (its direct memory's allocation and free):
-     * Netty's own method handles there (its native calls on JDK 24+) are customized on the thread that calls them the
-     * 128th time, under every allocator alike.
+     * Whether a frame of the allocator's code was on the stack, outside Netty's cleaner (its direct memory's
+     * allocation and free): Netty's own method handles there (its native calls on JDK 24+) are customized on the
+     * thread that calls them the 128th time, under every allocator alike.
      */
-    private static boolean loadedForAllocatorCode(Event event) {
-        return hasAllocatorFrame(event)
+    private static boolean inAllocatorCode(Event event) {
+        return event.frames.stream().anyMatch(VirtualThreadPins::isAllocatorFrame)
             && event.frames.stream().noneMatch(f -> f.startsWith("io.netty.util.internal.Cleaner"));
     }
 
