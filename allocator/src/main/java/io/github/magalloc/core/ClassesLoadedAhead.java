@@ -19,6 +19,8 @@ final class ClassesLoadedAhead {
     private static final Class<?>[] CLASSES = {
         SizeClassChunk.class, ChunkList.class, MpscIntQueue.class, SegmentSlot.class, LargeChunk.class,
         HugeChunk.class, ThreadMagazine.class, Slab.class, SpinLock.class, VirtualThreads.class,
+        // Debug mode's (a setting of some allocators only).
+        DebugSizeClassChunk.class, DebugMemory.class,
         // The background thread's: a release on JDK 25 can queue an arena's close and start the thread.
         DaemonThreads.class, BackgroundThread.Timed.class,
         // Netty's: a thread's kind is checked at each allocation; a stale release throws.

@@ -1,5 +1,6 @@
 package io.github.magalloc.core;
 
+import io.github.magalloc.MagazineAllocatorConfig;
 import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.VirtualThreadsForTests;
 import io.netty.buffer.ByteBuf;
@@ -19,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * test: a virtual thread that runs a static initializer, or waits for another thread running one, is pinned to its
  * carrier, and the classes that allocations use are initialized when an allocator is made, on the thread that makes
  * it. Several allocators of one stripe each, so that virtual threads of different allocators reach the same classes
- * at once, none waiting for another's lock.
+ * at once, none waiting for another's lock; with different settings (debug mode, no decay, a small pooled size and
+ * no reuse budget), so that the classes of every path are reached.
  */
 class FirstAllocationsOnVirtualThreadsTest {
     private static final int ALLOCATORS = 8;
@@ -32,7 +34,7 @@ class FirstAllocationsOnVirtualThreadsTest {
         VirtualThreadsForTests.factory();
         List<MagazineByteBufAllocator> allocators = new ArrayList<>();
         for (int i = 0; i < ALLOCATORS; i++) {
-            allocators.add(MagazineByteBufAllocator.builder().sharedMagazines(1).build());
+            allocators.add(configured(i).sharedMagazines(1).build());
         }
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         VirtualThreadPins.assertNoAllocatorFramePinnedDuring(FirstAllocationsOnVirtualThreadsTest.class, () -> {
@@ -62,5 +64,23 @@ class FirstAllocationsOnVirtualThreadsTest {
             }
         });
         assertThat(failures).isEmpty();
+    }
+
+    /**
+     * The settings that change which code an allocation or a release runs, each on some allocators: classes only
+     * one of them uses must be loaded ahead too.
+     */
+    private static MagazineAllocatorConfig.Builder configured(int allocator) {
+        MagazineAllocatorConfig.Builder builder = MagazineByteBufAllocator.builder();
+        switch (allocator % 4) {
+            case 1:
+                return builder.debug(true);
+            case 2:
+                return builder.decayMillis(0).nativeTrimMillis(0);
+            case 3:
+                return builder.maxPooledSize(64 * 1024).reuseBudgetBytes(0);
+            default:
+                return builder;
+        }
     }
 }
