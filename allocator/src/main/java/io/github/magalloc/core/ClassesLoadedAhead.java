@@ -31,11 +31,14 @@ final class ClassesLoadedAhead {
     /**
      * Netty's classes that its leak detection uses for a sampled allocation ({@code toLeakAwareBuffer}, which every
      * allocator's buffers pass through), not public: by name, each where this Netty version has it, through
-     * netty-buffer's class loader, which sees netty-buffer's classes and the netty-common ones it uses.
+     * netty-buffer's class loader, which sees netty-buffer's classes and the netty-common ones it uses. In some versions
+     * (4.2.3, not 4.2.20) {@code toLeakAwareBuffer} switches on the leak detection level, which loads javac's
+     * switch-map class, {@code AbstractByteBufAllocator$1}, at the JVM's first buffer.
      */
     private static final String[] LEAK_DETECTION_CLASSES = {
         "io.netty.buffer.SimpleLeakAwareByteBuf", "io.netty.buffer.AdvancedLeakAwareByteBuf",
         "io.netty.util.ResourceLeakDetector$DefaultResourceLeak", "io.netty.util.ResourceLeakDetector$TraceRecord",
+        "io.netty.buffer.AbstractByteBufAllocator$1",
     };
     /** The size of the direct slab made and freed to load Netty's classes behind a direct slab. */
     private static final int PROBE_SLAB_SIZE = 1;
