@@ -27,13 +27,13 @@ final class LargeChunks {
     /*
      * The slots, owner only:
      *   slots[s] == the chunk whose slot is s, or null;  slots[s] == null for every s >= slotLimit
+     *   slotLimit == 0 || slots[slotLimit - 1] != null  (so slotLimit == 0 <=> no chunk)
      *   roomWords[s >> 6] holds slot s's bit; a word, once made, stays (chunks keep theirs for life)
      */
     private LargeChunk[] slots = new LargeChunk[4];
     private RoomWord[] roomWords = {new RoomWord()};
     /** One past the highest slot in use: the slots a look visits. */
     private int slotLimit;
-    private int chunkCount;
     /** Scratch list of {@link #releaseSpares}, kept so that it makes no garbage. */
     private final ArrayList<LargeChunk> unused = new ArrayList<>(4);
     /*
@@ -168,14 +168,19 @@ final class LargeChunks {
         LargeChunk chunk = new LargeChunk(slab, supply, magazine, slot, roomWords[word]);
         slots[slot] = chunk;
         slotLimit = Math.max(slotLimit, slot + 1);
-        chunkCount++;
         chunkBytes += slab.size;
         return chunk;
     }
 
-    /** Owner: the number of chunks. */
+    /** Owner, for tests: the number of chunks. */
     int chunkCount() {
-        return chunkCount;
+        int count = 0;
+        for (int s = 0; s < slotLimit; s++) {
+            if (slots[s] != null) {
+                count++;
+            }
+        }
+        return count;
     }
 
     /**
@@ -258,7 +263,6 @@ final class LargeChunks {
         while (slotLimit > 0 && slots[slotLimit - 1] == null) {
             slotLimit--;
         }
-        chunkCount--;
         chunkBytes -= chunk.slab.size;
     }
 
@@ -289,7 +293,7 @@ final class LargeChunks {
             }
         }
         assert countsHold() : "the slots or the spare count broken";
-        return chunkCount > 0;
+        return slotLimit > 0;
     }
 
     /**
@@ -308,7 +312,6 @@ final class LargeChunks {
     boolean countsHold() {
         long bytes = 0;
         long spares = 0;
-        int count = 0;
         int spareChunks = 0;
         for (int s = 0; s < slots.length; s++) {
             LargeChunk chunk = slots[s];
@@ -318,7 +321,6 @@ final class LargeChunks {
             if (chunk.slot != s || s >= slotLimit) {
                 return false;
             }
-            count++;
             bytes += chunk.slab.size;
             if (chunk.countedAsSpare) {
                 if (!chunk.isUnused()) {
@@ -328,6 +330,7 @@ final class LargeChunks {
                 spareChunks++;
             }
         }
-        return count == chunkCount && bytes == chunkBytes && spares == spareBytes && spareChunks == spareCount;
+        return (slotLimit == 0 || slots[slotLimit - 1] != null) && bytes == chunkBytes && spares == spareBytes
+            && spareChunks == spareCount;
     }
 }
