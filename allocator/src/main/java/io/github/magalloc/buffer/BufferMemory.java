@@ -1,5 +1,7 @@
 package io.github.magalloc.buffer;
 
+import java.lang.ref.WeakReference;
+
 /**
  * The memory a buffer is cut from: a slab, and the rule that takes a released buffer's part of it back. The
  * allocator's chunks extend it; a buffer calls {@link #release} once, when its reference count reaches zero.
@@ -9,6 +11,15 @@ public abstract class BufferMemory {
 
     protected BufferMemory(Slab slab) {
         this.slab = slab;
+        slab.cutBy = new WeakReference<>(this);
+    }
+
+    /**
+     * Bytes of the live buffers cut from this memory now, for an error's report: read without synchronization, so
+     * a snapshot that may be off by the buffers allocated or released meanwhile. The whole slab unless a kind says.
+     */
+    public long liveBufferBytes() {
+        return slab.size;
     }
 
     /**

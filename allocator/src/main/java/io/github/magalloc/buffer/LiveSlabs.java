@@ -68,6 +68,15 @@ public final class LiveSlabs {
         return freed;
     }
 
+    /** Bytes of the live buffers in the listed slabs, as their chunks count them (racy; for an error's report). */
+    public synchronized long liveBufferBytes() {
+        long bytes = 0;
+        for (Slab slab = first; slab != null; slab = slab.nextLive) {
+            bytes += slab.liveBufferBytes();
+        }
+        return bytes;
+    }
+
     /** Bytes of the slabs in the list. */
     public synchronized long bytes() {
         return bytes;

@@ -6,6 +6,7 @@ import io.netty.util.internal.PlatformDependent;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.lang.ref.WeakReference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
@@ -32,6 +33,13 @@ public final class Slab {
     Slab nextLive;
     /** The slab below this one in the {@link SlabStack} that holds it, guarded by the stack's owner. */
     Slab nextStacked;
+    /**
+     * What buffers are cut from this slab by now (a chunk), weakly, or null before the first: what an error's report
+     * asks for the bytes of live buffers. Weak, as {@link LiveSlabs} holds the slab and the cleaner of a dropped pool
+     * holds {@link LiveSlabs}: a strong link to the chunk would reach the pool, which would then never be dropped.
+     * Written by the chunk's maker (one reference object per chunk made, never per buffer), read racily by reports.
+     */
+    WeakReference<BufferMemory> cutBy;
 
     /**
      * Direct slabs start on a cache line. The system's allocator gives 16-byte alignment, so without this every
@@ -76,9 +84,8 @@ public final class Slab {
     /** Throws {@link OutOfMemoryError} (from the JDK or Netty's direct memory counter) when memory is exhausted. */
     public static Slab direct(int size) {
         // ALIGNMENT - 1 bytes more would do; a whole line keeps the request a multiple of the line size. A request
-        // too close to the int limit for the padding gets none, rather than a negative size.
-        int padding = size <= Integer.MAX_VALUE - ALIGNMENT ? ALIGNMENT : 0;
-        return new Slab(size, null, allocateDirectMemory(size + padding));
+        // too close to the int limit for the padding gets none, rather than a negative size (directRequestBytes).
+        return new Slab(size, null, allocateDirectMemory((int) directRequestBytes(size)));
     }
 
     /** Takes direct memory from Netty. */
@@ -126,6 +133,18 @@ public final class Slab {
      */
     public Object memoryOwner() {
         return cleanable == null ? null : cleanable.buffer();
+    }
+
+    /** Bytes {@link #direct} asks Netty for, for a slab of {@code size}: what the direct memory counters charge. */
+    public static long directRequestBytes(int size) {
+        return (long) size + (size <= Integer.MAX_VALUE - ALIGNMENT ? ALIGNMENT : 0);
+    }
+
+    /** Bytes of live buffers in this slab now (racy; for an error's report). */
+    public long liveBufferBytes() {
+        WeakReference<BufferMemory> link = cutBy;
+        BufferMemory memory = link == null ? null : link.get();
+        return memory == null ? 0 : memory.liveBufferBytes();
     }
 
     /** Writes {@code value} over {@code length} bytes from {@code offset} (debug mode's poison). */

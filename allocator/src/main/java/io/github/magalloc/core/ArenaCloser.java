@@ -80,6 +80,21 @@ final class ArenaCloser {
         }
     }
 
+    /**
+     * Closes one pending slab's arena, on a thread whose slab does not fit while memory waits here; returns its bytes,
+     * or 0 if none was pending. One at a time: each close is a handshake with every thread, so a shortage closes only
+     * as many as its slab needs.
+     */
+    long closeOne() {
+        Slab slab = next();
+        if (slab == null) {
+            return 0;
+        }
+        slab.free();
+        trim.afterFree(slab.size);
+        return slab.size;
+    }
+
     private synchronized Slab next() {
         Slab slab = pending.pop();
         if (slab != null) {

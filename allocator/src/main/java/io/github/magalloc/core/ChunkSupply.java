@@ -3,21 +3,17 @@ package io.github.magalloc.core;
 import io.github.magalloc.buffer.MagByteBuf;
 import io.github.magalloc.buffer.Slab;
 
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Where one pool's chunks, slabs and buffer objects come from and go back to: the {@link ReusePool} first, then the
- * system ({@link SlabSource}), with one retry after giving back what is free when memory is exhausted. The room
- * below the magazines: they take and give back here, and it knows no magazine (a magazine activates the chunk it
- * takes). What the parts of the pool share (settings, metrics, observer) is its {@link PoolContext}.
+ * system ({@link SlabSource}); a slab that does not fit is taken only after making room in every pool of its kind
+ * ({@link MakingRoom}). The room below the magazines: they take and give back here, and it knows no magazine (a
+ * magazine activates the chunk it takes; what the magazines hold, making room reaches through {@link HeldMemory}).
+ * What the parts of the pool share (settings, metrics, observer) is its {@link PoolContext}.
  */
 final class ChunkSupply {
-    /**
-     * The direct pools alive, weakly: the direct memory limit is one for the JVM, so a retry on exhausted direct
-     * memory makes room in every one of them ({@link #makeRoomInEveryDirectPool}).
-     */
-    private static final WatchList<ChunkSupply> DIRECT_POOLS = new WatchList<>();
-
     final PoolContext context;
     private final ReusePool reuse;
     private final ReuseExcess reuseExcess;
@@ -26,14 +22,14 @@ final class ChunkSupply {
     /** What freeing a slab asks for: a trim of the C heap, or nothing (protocol 3b (resident memory)). */
     private final NativeTrim nativeTrim;
     private final SlabSource slabs;
-    /** Gives back what the pool holds elsewhere (the stripes' empty chunks) before a retry on exhausted memory. */
-    private final Runnable freeHeldElsewhere;
+    /** What the pool's magazines hold, as making room reaches it (protocol 9 (making room)). */
+    private final HeldMemory held;
 
-    ChunkSupply(PoolContext context, Runnable freeHeldElsewhere) {
+    ChunkSupply(PoolContext context, HeldMemory held) {
         this.context = context;
         PoolSettings settings = context.settings;
         boolean direct = context.direct;
-        this.freeHeldElsewhere = freeHeldElsewhere;
+        this.held = held;
         this.largeSlabReturn = LargeSlabReturn.of(direct);
         this.reuse = new ReusePool(settings.reuseBudgetBytes(), reuseCeiling(settings), largeSlabCeiling(settings),
             new LargeSlabMisses(TimeUnit.MILLISECONDS.toNanos(Math.max(1, settings.decayMillis())), SWING_MISSES),
@@ -47,9 +43,15 @@ final class ChunkSupply {
             // Once nothing reaches this supply (every chunk, magazine and buffer object of the pool does), no buffer
             // can touch a slab: the ones still taken go back. Heap slabs need nothing: the collector takes them.
             AfterCollection.register(this, slabs.freeAllTask());
-            // Last: another pool's retry may reach this supply as soon as it is listed.
-            DIRECT_POOLS.add(this);
         }
+    }
+
+    /**
+     * The pool is complete (its magazines exist): from now on a shortage of any pool of its kind reaches it
+     * ({@link MakingRoom}).
+     */
+    void listForShortages() {
+        MakingRoom.of(context.direct).add(this);
     }
 
     /**
@@ -209,47 +211,80 @@ final class ChunkSupply {
     }
 
     private Slab takeSlab(int size, boolean pooled) {
-        try {
-            return slabs.take(size, pooled);
-        } catch (OutOfMemoryError first) {
-            // Free memory we hold is ours to give back before we give up: the stripes' empty chunks (their unused
-            // large chunks may be most of it), then every pooled slab; and, the direct limit being the JVM's, what
-            // every direct pool holds above its budget or has freed but not yet closed. Thread magazines' lists are
-            // their owners'.
-            freeHeldElsewhere.run();
-            long freedBytes = freePooledSlabs();
-            if (context.direct) {
-                makeRoomInEveryDirectPool();
-            }
-            try {
-                Slab slab = slabs.take(size, pooled);
-                context.events.memoryExhausted(size, freedBytes, true, context.metrics.reservedBytes(), slabs.limit(),
-                    first.getMessage());
-                return slab;
-            } catch (OutOfMemoryError second) {
-                context.events.memoryExhausted(size, freedBytes, false, context.metrics.reservedBytes(), slabs.limit(),
-                    first.getMessage());
-                throw slabs.exhausted(size, second);
-            }
-        }
+        Slab slab = slabs.tryTake(size, pooled, null);
+        return slab != null ? slab : takeSlabAfterMakingRoom(size, pooled);
     }
 
     /**
-     * On exhausted direct memory, on the allocating thread: every direct pool gives back what it holds above its
-     * budget for a delay, then closes the arenas of its slabs freed but still counted against the limit (the retrying
-     * pool's own frees just queued some). Cold.
+     * Cold: the slab does not fit (direct: known before asking, {@link DirectMemoryLimit}) or the system refused it:
+     * room is made in every pool of the kind, and the slab taken as soon as it fits; else the caller gets an
+     * {@link OutOfMemoryError} that says where the memory is.
      */
-    static void makeRoomInEveryDirectPool() {
-        DIRECT_POOLS.forEach(ChunkSupply::giveBackExcessAndPendingArenas);
+    private Slab takeSlabAfterMakingRoom(int size, boolean pooled) {
+        MakingRoom room = MakingRoom.of(context.direct);
+        MakingRoom.Shortage shortage = new MakingRoom.Shortage();
+        List<ChunkSupply> pools = room.pools();
+        Slab slab = slabs.couldEverFit(size, MakingRoom.reservedBytes(pools))
+            ? room.makeRoom(this, size, pooled, shortage) : null;
+        context.events.memoryExhausted(size, shortage.givenBackBytes, slab != null, context.metrics.reservedBytes(),
+            slabs.limit(), shortage.elapsedNanos, shortage.unanswered,
+            shortage.refusal == null ? null : shortage.refusal.getMessage());
+        if (slab == null) {
+            throw slabs.exhausted(size, shortage, pools);
+        }
+        return slab;
     }
 
-    private void giveBackExcessAndPendingArenas() {
-        reuseExcess.giveBackExcess();
-        slabs.closePendingArenas();
+    /**
+     * Making room: a slab, or null if it does not fit or the system refused it (recorded in {@code shortage}). The
+     * caller of {@link #allocateSlab} poisons it in debug mode.
+     */
+    Slab tryTakeSlab(int size, boolean pooled, MakingRoom.Shortage shortage) {
+        return slabs.tryTake(size, pooled, shortage);
+    }
+
+    // ------------------------------------------------------------------ making room (protocol 9 (making room))
+
+    /** Making room: the calling thread's own magazine of this pool gives back what it holds free, if it has one. */
+    void giveBackHeldByCaller() {
+        held.giveBackHeldByCaller();
+    }
+
+    /** Making room: the stripes give back their free chunks. */
+    void giveBackShared() {
+        held.giveBackShared();
+    }
+
+    /** Making room: every thread magazine's unused large chunks are detached, whoever owns it. */
+    void reclaimUnusedLargeChunks() {
+        held.reclaimUnusedLargeChunks();
+    }
+
+    /** Making room: asks every thread magazine but the caller's to give back what it holds free. */
+    void askThreadMagazines(GiveBackRound round) {
+        held.askThreadMagazines(round);
+    }
+
+    /**
+     * Making room: closes the arena of one slab this pool freed whose memory still counts against the limit (it waits
+     * for its close on magalloc-arena-closes); returns its bytes, 0 if none waits.
+     */
+    long closeOnePendingArena() {
+        return slabs.closeOnePendingArena();
+    }
+
+    /** Making room: gives one pooled slab back to the system; returns its bytes, 0 if the pool holds none. */
+    long freeOnePooledSlab() {
+        Slab slab = reuse.pollAny();
+        if (slab == null) {
+            return 0;
+        }
+        freeSlab(slab);
+        return slab.size;
     }
 
     /** Gives every slab in the reuse pool back to the system; returns their bytes. */
-    long freePooledSlabs() {
+    long freeEveryPooledSlab() {
         long freedBytes = 0;
         Slab slab;
         while ((slab = reuse.pollAny()) != null) {
@@ -260,6 +295,11 @@ final class ChunkSupply {
     }
 
     // ------------------------------------------------------------------ what the metric and the tests read
+
+    /** Bytes of the live buffers in this pool's slabs, as their chunks count them now (racy; for errors). */
+    long liveBufferBytes() {
+        return slabs.liveBufferBytes();
+    }
 
     /** Bytes of empty chunks and slabs in the reuse pool. */
     long pooledFreeBytes() {

@@ -23,6 +23,8 @@ final class ClassesLoadedAhead {
         DebugSizeClassChunk.class, DebugMemory.class,
         // The background thread's: a release on JDK 25 can queue an arena's close and start the thread.
         DaemonThreads.class, BackgroundThread.Timed.class,
+        // A slab's check against the direct memory limit, and a shortage's (protocol 9 (making room)).
+        DirectMemoryLimit.class, MakingRoom.class, MakingRoom.Shortage.class, GiveBackRound.class, OwnerRequests.class,
         // Netty's: a thread's kind is checked at each allocation; a stale release throws.
         FastThreadLocalThread.class, IllegalReferenceCountException.class,
         // JCTools': the reuse pool's queue calls it at its first offer and poll.

@@ -16,7 +16,8 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>Who writes what</h2>
  * Every field below is guarded by the chunk's lock ({@link #lockWord}, a {@link SpinLock}): allocation (the owning
- * magazine's thread or lock holder), release (any thread) and {@link #detach} (the owner). Large requests are rare next
+ * magazine's thread or lock holder), release (any thread), {@link #detach} (the owner) and {@link #reclaimIfUnused}
+ * (any thread making room on a shortage). Large requests are rare next
  * to size-classed ones, and a lock costs the same one atomic per allocation and per release as a reference count would,
  * while any thread can give pages back directly: so a large chunk needs none of the magazine's ownership protocols
  * (remote queues, sweeps of them, the ended-thread drain). The lock also orders memory: a releaser's last write to its
@@ -35,8 +36,9 @@ import java.lang.invoke.VarHandle;
  *       would otherwise lock and search each). A stale read only costs a
  *       wasted look, or a skipped chunk whose space a just-finished release on another thread made.</li>
  *   <li>The slab goes back exactly once, by the thread that makes {@code detached && usedPageCount == 0} true
- *       under the lock: {@link #detach} (the magazine lets go of the chunk; never undone) or the release of the last
- *       page after it. Allocation refuses a detached chunk, so {@code usedPageCount} never rises again.</li>
+ *       under the lock: {@link #detach} (the magazine lets go of the chunk; never undone), {@link #reclaimIfUnused}
+ *       (a shortage takes an unused chunk) or the release of the last page after either. Allocation refuses a
+ *       detached chunk, so {@code usedPageCount} never rises again.</li>
  *   <li>{@code room bit set <=> !detached && usedPageCount < pageCount} ({@link RoomWord}): the lock holder that
  *       changes the right side changes the bit, so the magazine's first fit skips full chunks without reading them.</li>
  * </ul>
@@ -67,6 +69,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
     private int usedPageCount;
     /** An upper bound of the longest run of free pages; see the invariants. Written under the lock only. */
     private int freeRunBound;
+    /** Written under the lock, once ({@link #soDetached}); read by the owner without it ({@link #isDetached}). */
     private boolean detached;
     /**
      * Owner only, outside the lock: set by a decay tick, cleared by an allocation from this chunk; an unused chunk
@@ -82,6 +85,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
     private static final VarHandle FREE_RUN_BOUND;
     private static final VarHandle LOCK_WORD;
     private static final VarHandle USED_PAGE_COUNT;
+    private static final VarHandle DETACHED;
 
     static {
         try {
@@ -89,6 +93,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
             FREE_RUN_BOUND = lookup.findVarHandle(LargeChunk.class, "freeRunBound", int.class);
             LOCK_WORD = lookup.findVarHandle(LargeChunk.class, "lockWord", int.class);
             USED_PAGE_COUNT = lookup.findVarHandle(LargeChunk.class, "usedPageCount", int.class);
+            DETACHED = lookup.findVarHandle(LargeChunk.class, "detached", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -246,13 +251,17 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
 
     /**
      * Owner only: the magazine lets go of this chunk (it is not needed, the magazine trims, or its thread ended).
-     * The slab goes back now if no buffer uses it, else with the last buffer's release.
+     * The slab goes back now if no buffer uses it, else with the last buffer's release. Nothing if a shortage already
+     * took the chunk ({@link #reclaimIfUnused}): its slab went back then.
      */
     void detach() {
         boolean giveBack;
         SpinLock.lock(this);
         try {
-            detached = true;
+            if (detached) {
+                return;
+            }
+            soDetached();
             room.clearBit(roomBit);
             giveBack = usedPageCount == 0;
         } finally {
@@ -261,6 +270,33 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         if (giveBack) {
             supply.retireLargeChunk(slab);
         }
+    }
+
+    /**
+     * Any thread, making room on a shortage (protocol 9 (making room)): detaches the chunk if no buffer uses it, as its
+     * owner would, and gives its slab back; returns whether it did. The hand-over of a chunk whose owner may be busy,
+     * blocked or allocating from it right now: under the chunk's lock, of the owner's allocation and this at most one
+     * finds the chunk unused and attached and acts, so a run is never handed out of a slab that went back, and the
+     * slab goes back once. The owner forgets a detached chunk at its next look ({@link LargeChunks}).
+     */
+    boolean reclaimIfUnused() {
+        SpinLock.lock(this);
+        try {
+            if (detached || usedPageCount != 0) {
+                return false;
+            }
+            soDetached();
+            room.clearBit(roomBit);
+        } finally {
+            SpinLock.unlock(this);
+        }
+        supply.retireLargeChunk(slab);
+        return true;
+    }
+
+    /** Lock held. Release store: the owner reads it without the lock ({@link #isDetached}). */
+    private void soDetached() {
+        DETACHED.setRelease(this, true);
     }
 
     @Override
@@ -280,9 +316,21 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         LOCK_WORD.setRelease(this, value);
     }
 
-    /** Owner only: whether the magazine let go of this chunk (only the owner detaches, so its own read is exact). */
+    /**
+     * Owner only: whether the chunk is detached, by the magazine or by a shortage ({@link #reclaimIfUnused}). Acquire,
+     * outside the lock: a chunk is detached for good, so a true answer is exact; a false one may be stale only for a
+     * chunk no buffer uses, which allocation refuses under the lock all the same.
+     */
     boolean isDetached() {
-        return detached;
+        return (boolean) DETACHED.getAcquire(this);
+    }
+
+    /**
+     * Any thread, for an error's report: bytes of the pages in use (kept runs included), as the count reads now.
+     */
+    @Override
+    public long liveBufferBytes() {
+        return (long) (int) USED_PAGE_COUNT.getAcquire(this) << PAGE_SHIFT;
     }
 
     /** Lock held: the page count and the bound within their invariants' ranges, the room bit as the count says. */

@@ -103,9 +103,20 @@ final class LargeChunks {
         }
         supply.context.metrics.largeChunkCreated();
         magazine.onChunkTaken();
-        LargeChunk chunk = add(slab);
-        allocated(chunk, buf, chunk.allocate(runBytes), runBytes, initialCapacity, maxCapacity);
+        addAllocating(slab, buf, runBytes, initialCapacity, maxCapacity);
         return true;
+    }
+
+    /**
+     * Owner: a new chunk on {@code slab} whose first run goes to {@code buf}, taken before the chunk is in a slot: a
+     * thread making room finds chunks through the slots ({@link #reclaimUnused}), and must never find this one
+     * unused and take it between its making and its first run.
+     */
+    private void addAllocating(Slab slab, MagByteBuf buf, int runBytes, int initialCapacity, int maxCapacity) {
+        LargeChunk chunk = newChunk(slab);
+        int offset = chunk.allocate(runBytes);
+        publish(chunk);
+        allocated(chunk, buf, offset, runBytes, initialCapacity, maxCapacity);
     }
 
     /** The run at {@code offset} of {@code chunk} is taken: it goes to {@code buf}, and the chunk is in use. */
@@ -153,6 +164,13 @@ final class LargeChunks {
 
     /** Owner: a new chunk on {@code slab}, in the lowest free slot. */
     LargeChunk add(Slab slab) {
+        LargeChunk chunk = newChunk(slab);
+        publish(chunk);
+        return chunk;
+    }
+
+    /** Owner: a new chunk on {@code slab} for the lowest free slot, not yet in it. */
+    private LargeChunk newChunk(Slab slab) {
         int slot = 0;
         while (slot < slotLimit && slots[slot] != null) {
             slot++;
@@ -165,11 +183,14 @@ final class LargeChunks {
             roomWords = Arrays.copyOf(roomWords, word + 1);
             roomWords[word] = new RoomWord();
         }
-        LargeChunk chunk = new LargeChunk(slab, supply, magazine, slot, roomWords[word]);
-        slots[slot] = chunk;
-        slotLimit = Math.max(slotLimit, slot + 1);
-        chunkBytes += slab.size;
-        return chunk;
+        return new LargeChunk(slab, supply, magazine, slot, roomWords[word]);
+    }
+
+    /** Owner: {@code chunk}, just made, takes its slot. */
+    private void publish(LargeChunk chunk) {
+        slots[chunk.slot] = chunk;
+        slotLimit = Math.max(slotLimit, chunk.slot + 1);
+        chunkBytes += chunk.slab.size;
     }
 
     /** Owner, for tests: the number of chunks. */
@@ -212,7 +233,9 @@ final class LargeChunks {
             if (chunk == null) {
                 continue;
             }
-            if (chunk.isUnused()) {
+            if (chunk.isDetached()) {
+                letGo(chunk); // a shortage took it (reclaimIfUnused): its slab is back already
+            } else if (chunk.isUnused()) {
                 unused.add(chunk);
             } else {
                 inUseBytes += chunk.slab.size;
@@ -270,8 +293,24 @@ final class LargeChunks {
     void detachUnused() {
         for (int s = 0; s < slotLimit; s++) {
             LargeChunk chunk = slots[s];
-            if (chunk != null && chunk.isUnused()) {
+            if (chunk != null && (chunk.isUnused() || chunk.isDetached())) {
                 letGo(chunk);
+            }
+        }
+    }
+
+    /**
+     * Any thread, making room on a shortage (protocol 9 (making room)): detaches every chunk no buffer uses, whoever
+     * owns this magazine and whatever it is doing ({@link LargeChunk#reclaimIfUnused}, under each chunk's lock).
+     * Reads the slots without the owner's knowledge: a stale read misses a chunk or finds one already let go, which
+     * the chunk's lock and its detached flag make harmless; the owner forgets the detached ones at its next look.
+     */
+    void reclaimUnused() {
+        LargeChunk[] slots = this.slots;
+        for (int s = 0, limit = Math.min(slotLimit, slots.length); s < limit; s++) {
+            LargeChunk chunk = slots[s];
+            if (chunk != null && chunk.isUnused()) {
+                chunk.reclaimIfUnused();
             }
         }
     }
@@ -286,7 +325,7 @@ final class LargeChunks {
             if (chunk == null) {
                 continue;
             }
-            if (chunk.decayMark && chunk.isUnused()) {
+            if (chunk.decayMark && chunk.isUnused() || chunk.isDetached()) {
                 letGo(chunk);
             } else {
                 chunk.decayMark = true;

@@ -50,8 +50,12 @@ abstract class MagazineDecay {
     /** Owner: whether the ticks run on the owner's slow paths now ({@link #onSlowPath}), no executor running them. */
     abstract boolean ticksOnSlowPaths();
 
-    /** Any thread: asks the owner to collect what a release gave back (a large chunk emptied) soon. */
-    abstract void requestCollect();
+    /**
+     * Any thread, after setting the reason in the magazine: asks the owner's event loop to run the owner's requested
+     * work (a large chunk a release emptied, a give-back on a shortage) as a task now; elsewhere nothing, as the
+     * owner looks at its next slow path.
+     */
+    abstract void askLoopForOwnerWork();
 
     /** Whether ticks run while the owner allocates nothing (on its event loop), which can then unpin the magazine. */
     abstract boolean runsWhenIdle();
@@ -76,6 +80,9 @@ abstract class MagazineDecay {
         /** Gives back the large chunks' spares if a release emptied one. */
         void releaseLargeSparesIfEmptied();
 
+        /** On the owner's loop: the work other threads asked for, if the loop's thread still owns the magazine. */
+        void doOwnerWork();
+
         /** Any thread: the owner looks at what changed (ticks moved to its slow paths) at its next slow path. */
         void requestOwnerWork();
     }
@@ -91,7 +98,7 @@ abstract class MagazineDecay {
         }
 
         @Override
-        void requestCollect() {
+        void askLoopForOwnerWork() {
         }
 
         @Override
@@ -151,9 +158,9 @@ abstract class MagazineDecay {
             }
         }
 
-        /** Nothing to ask: the owner collects at its next large allocation, a slow path. */
+        /** Nothing to ask: the owner looks at its next refill or large allocation, a slow path. */
         @Override
-        void requestCollect() {
+        void askLoopForOwnerWork() {
         }
 
         /** An idle owner reaches no slow path: no tick runs while it allocates nothing. */
@@ -194,8 +201,8 @@ abstract class MagazineDecay {
     static final class OnEventLoop extends OnSlowPaths {
         private final EventExecutor loop;
         private final long periodMillis;
-        /** The same task object every time: asking for a collect makes no garbage. */
-        private final Runnable collect = this::collect;
+        /** The same task object every time: asking for the owner's work makes no garbage. */
+        private final Runnable ownerWork = this::ownerWork;
         /** Owner only: the periodic tick, or {@link #STOPPED}. */
         private Future<?> ticks = STOPPED;
         /**
@@ -204,18 +211,19 @@ abstract class MagazineDecay {
          */
         private volatile boolean executorRefused;
         /**
-         * 1 from a request that queued the collect task until that task starts, else 0: at most one collect waits in
-         * the loop's queue, however many releases ask while the loop is busy. A request that finds 1 needs no task of
-         * its own: its read came before the task's clearing store, which comes before the task's look at the magazine.
-         * A refused request leaves it at 1: no later request asks the executor again.
+         * 1 from a request that queued the owner-work task until that task starts, else 0: at most one such task waits
+         * in the loop's queue, however many threads ask while the loop is busy. A request that finds 1 needs no task
+         * of its own: its read came before the task's clearing store, which comes before the task's look at the
+         * magazine. A refused request leaves it at 1: no later request asks the executor again.
          */
-        private volatile int collectQueued;
+        private volatile int ownerWorkQueued;
 
-        private static final VarHandle COLLECT_QUEUED;
+        private static final VarHandle OWNER_WORK_QUEUED;
 
         static {
             try {
-                COLLECT_QUEUED = MethodHandles.lookup().findVarHandle(OnEventLoop.class, "collectQueued", int.class);
+                OWNER_WORK_QUEUED = MethodHandles.lookup().findVarHandle(OnEventLoop.class, "ownerWorkQueued",
+                    int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -276,14 +284,14 @@ abstract class MagazineDecay {
         }
 
         @Override
-        void requestCollect() {
-            if (lvExecutorRefused() || lvCollectQueued() != 0 || !casCollectQueued(0, 1)) {
+        void askLoopForOwnerWork() {
+            if (lvExecutorRefused() || lvOwnerWorkQueued() != 0 || !casOwnerWorkQueued(0, 1)) {
                 return;
             }
             try {
-                loop.execute(collect);
+                loop.execute(ownerWork);
             } catch (RuntimeException | Error refused) {
-                // The owner collects at its next large allocation, and ticks on its slow paths from now on.
+                // The owner does the work at its next slow path, and ticks there from now on.
                 svExecutorRefused();
                 magazine.requestOwnerWork();
             }
@@ -316,11 +324,9 @@ abstract class MagazineDecay {
             }
         }
 
-        private void collect() {
-            svCollectQueued(0);
-            if (magazine.isOwnedByCurrentThread()) {
-                magazine.releaseLargeSparesIfEmptied();
-            }
+        private void ownerWork() {
+            svOwnerWorkQueued(0);
+            magazine.doOwnerWork();
         }
 
         /**
@@ -357,17 +363,17 @@ abstract class MagazineDecay {
             executorRefused = true;
         }
 
-        private int lvCollectQueued() {
-            return collectQueued;
+        private int lvOwnerWorkQueued() {
+            return ownerWorkQueued;
         }
 
-        private boolean casCollectQueued(int expect, int update) {
-            return COLLECT_QUEUED.compareAndSet(this, expect, update);
+        private boolean casOwnerWorkQueued(int expect, int update) {
+            return OWNER_WORK_QUEUED.compareAndSet(this, expect, update);
         }
 
-        /** Volatile: ordered before the task's read of the magazine's flag (see {@link #collectQueued}). */
-        private void svCollectQueued(int value) {
-            collectQueued = value;
+        /** Volatile: ordered before the task's reads of the magazine's requests (see {@link #ownerWorkQueued}). */
+        private void svOwnerWorkQueued(int value) {
+            ownerWorkQueued = value;
         }
     }
 }

@@ -26,15 +26,35 @@ public final class MemoryPool extends BufferPool {
     public MemoryPool(ByteBufAllocator allocator, boolean direct, PoolSettings settings, PoolEvents events) {
         super(allocator, settings.debug());
         this.direct = direct;
-        // The retry on exhausted memory first gives back the stripes' empty chunks (made just below).
-        this.supply = new ChunkSupply(new PoolContext(this, direct, settings, events), this::trimStripes);
+        this.supply = new ChunkSupply(new PoolContext(this, direct, settings, events), new Held());
         this.threads = new ThreadMagazines(supply, settings.threadLocalMagazinesForAllThreads());
         this.stripes = new Stripes(supply, settings.sharedMagazines());
         this.moves = new BufferMoves(this::allocateForMove, settings.maxPooledSize());
+        // Last: another pool's shortage may reach this one's magazines as soon as it is listed.
+        supply.listForShortages();
     }
 
-    private void trimStripes() {
-        stripes.trim();
+    /** The magazines' memory, as a shortage reaches it (protocol 9 (making room)). */
+    private final class Held implements HeldMemory {
+        @Override
+        public void giveBackHeldByCaller() {
+            threads.giveBackHeldByCaller();
+        }
+
+        @Override
+        public void giveBackShared() {
+            stripes.trim();
+        }
+
+        @Override
+        public void reclaimUnusedLargeChunks() {
+            threads.reclaimUnusedLargeChunks();
+        }
+
+        @Override
+        public void askThreadMagazines(GiveBackRound round) {
+            threads.askToGiveBack(round);
+        }
     }
 
     // ------------------------------------------------------------------ allocation
@@ -111,7 +131,7 @@ public final class MemoryPool extends BufferPool {
         int reaped = threads.reapDeadThreadMagazines();
         stripes.trim();
         int asked = threads.requestTrim();
-        long freedBytes = supply.freePooledSlabs();
+        long freedBytes = supply.freeEveryPooledSlab();
         supply.context.events.trimmed(freedBytes, reaped, asked, supply.context.metrics.reservedBytes());
     }
 

@@ -42,8 +42,23 @@ final class NativeHeap {
     /** How the command's answer starts when it trimmed ("Trim native heap: RSS+Swap: 1753M->1167M (-585M)"). */
     private static final String TRIMMED = "Trim native heap";
 
+    /**
+     * What {@link #trim} answers when it did not trim now but will be able to later: the first trim by command
+     * needs direct memory of the JDK's (it reads the container's cgroup files through temporary direct buffers while
+     * it makes the MBean server), and the direct memory limit had no room for it.
+     */
+    static final String POSTPONED = "postponed: no direct memory for the MBean server's first use";
+    /**
+     * Direct memory the first trim by command may take for the JDK's temporary buffers (8 KiB a file read, a few at
+     * once): reserved against the limit first ({@link DirectMemoryLimit}), so that no thread of magalloc's takes it
+     * meanwhile, and the JDK never waits for memory on magalloc's background thread.
+     */
+    static final long FIRST_COMMAND_HEADROOM = 256 * 1024;
+
     /** The way chosen at the first trim; null before it. Written and read by the trimming thread. */
     private static Trimmer trimmer;
+    /** Whether the MBean server has been made (by a trim, or by anyone): later trims by command need no headroom. */
+    private static boolean mbeanServerMade;
 
     private NativeHeap() {
     }
@@ -56,9 +71,10 @@ final class NativeHeap {
     private static final Trimmer UNAVAILABLE = () -> null;
 
     /**
-     * Asks the C allocator to give its free pages back to the system; returns what was done, or null where it cannot
-     * (then all later calls return null at once). Blocks for as long as the trim takes (about 0.1 ms with little to
-     * give back, a few ms for hundreds of MiB): never call it on an event loop.
+     * Asks the C allocator to give its free pages back to the system; returns what was done, {@link #POSTPONED} if it
+     * cannot now (try later), or null where it cannot at all (then all later calls return null at once). Blocks for as
+     * long as the trim takes (about 0.1 ms with little to give back, a few ms for hundreds of MiB): never call it on an
+     * event loop.
      */
     static synchronized String trim() {
         if (trimmer == null) {
@@ -90,6 +106,25 @@ final class NativeHeap {
     }
 
     private static String trimByDiagnosticCommand() {
+        if (mbeanServerMade) {
+            return trimByDiagnosticCommandNow();
+        }
+        if (!DirectMemoryLimit.JVM.tryReserve(FIRST_COMMAND_HEADROOM)) {
+            return POSTPONED;
+        }
+        try {
+            String done = trimByDiagnosticCommandNow();
+            mbeanServerMade = true;
+            return done;
+        } catch (OutOfMemoryError e) {
+            // Another user of direct memory took the room between the reservation and the JDK's own buffers.
+            return POSTPONED;
+        } finally {
+            DirectMemoryLimit.JVM.endReservation(FIRST_COMMAND_HEADROOM);
+        }
+    }
+
+    private static String trimByDiagnosticCommandNow() {
         try {
             String text = DiagnosticCommand.trimNativeHeap();
             if (text.startsWith(TRIMMED)) {

@@ -23,12 +23,14 @@ public interface PoolEvents {
     }
 
     /**
-     * Taking a slab of {@code requested} bytes failed; the pool gave back {@code freedBytes} of free memory and
-     * tried again, which worked if {@code recovered}. {@code limit} is the JVM's limit for this kind of memory,
-     * {@code firstError} the first error's message.
+     * A slab of {@code requested} bytes did not fit under the limit (or the system refused it): room was made in every
+     * pool of the kind (protocol 9 (making room)), {@code freedBytes} given back in {@code makingRoomNanos}, and the
+     * slab taken in the end if {@code recovered}. {@code unansweredThreads} magazines asked had not answered;
+     * {@code limit} is the JVM's limit for this kind of memory, {@code firstError} the system's refusal, if the
+     * system was asked and refused (else null).
      */
     default void memoryExhausted(int requested, long freedBytes, boolean recovered, long reservedBytes, long limit,
-                                 String firstError) {
+                                 long makingRoomNanos, int unansweredThreads, String firstError) {
     }
 
     /**

@@ -15,6 +15,8 @@ public final class PoolMetrics {
     private final AtomicLong largeChunks = new AtomicLong();
     private final AtomicLong slabsAllocated = new AtomicLong();
     private final AtomicLong slabsFreed = new AtomicLong();
+    /** Bytes of every slab freed since the pool was made. */
+    private final AtomicLong freedBytes = new AtomicLong();
     /** Thread magazines ended because their thread exited, detached or died. */
     private final AtomicLong magazinesEnded = new AtomicLong();
     /**
@@ -61,6 +63,7 @@ public final class PoolMetrics {
     void slabFreed(int size) {
         reservedBytes.addAndGet(-size);
         slabsFreed.incrementAndGet();
+        freedBytes.addAndGet(size);
     }
 
     void hugeBufferAllocated(int size) {
@@ -111,6 +114,11 @@ public final class PoolMetrics {
 
     public long slabsFreed() {
         return slabsFreed.get();
+    }
+
+    /** Bytes of every slab freed since the pool was made. */
+    public long freedBytes() {
+        return freedBytes.get();
     }
 
     public long magazinesEnded() {

@@ -45,6 +45,10 @@ final class RateLimitedNativeTrim implements NativeTrim {
     private volatile boolean unavailable;
     /** Trims done; written by the look only. */
     private volatile long trims;
+    /** Trims that could not be done then ({@link NativeHeap#POSTPONED}); written by the look only. */
+    private volatile long postponed;
+    /** After a postponed trim, no look before this ({@link System#nanoTime}); written by the look only. */
+    private volatile long notBeforeNanos;
 
     /** Trims the C heap ({@link NativeHeap#trim}) on the background thread. */
     RateLimitedNativeTrim(long quietMillis) {
@@ -81,7 +85,8 @@ final class RateLimitedNativeTrim implements NativeTrim {
         long now = nanoClock.getAsLong();
         long untilQuiet = lastFreeNanos + quietNanos - now;
         long untilLatest = lastTrimNanos + MAX_WAIT_PERIODS * quietNanos - now;
-        return Math.max(1, Math.min(untilQuiet, untilLatest) / 1_000_000);
+        long wait = Math.max(Math.min(untilQuiet, untilLatest), notBeforeNanos - now);
+        return Math.max(1, wait / 1_000_000);
     }
 
     /** The background thread: trims if it is time (else the look is scheduled again, {@link DueTask#run}). */
@@ -91,12 +96,24 @@ final class RateLimitedNativeTrim implements NativeTrim {
             return;
         }
         lastTrimNanos = now;
-        freedBytes.set(0); // frees counted from here on make the next trim due
-        if (trim.get() == null) {
+        long freed = freedBytes.getAndSet(0); // frees counted from here on make the next trim due
+        String done = trim.get();
+        if (done == null) {
             unavailable = true;
+        } else if (done == NativeHeap.POSTPONED) {
+            // Not now (no direct memory for the trim's own first use): the memory freed still waits for a trim,
+            // which a look a quiet period later tries again.
+            freedBytes.addAndGet(freed);
+            notBeforeNanos = now + quietNanos;
+            postponed++;
         } else {
             trims++; // one look runs at a time (DueTask), so the one writer needs no atomic
         }
+    }
+
+    /** Trims postponed so far (the direct memory limit was full); tests read it. */
+    long postponed() {
+        return postponed;
     }
 
     /** Trims done so far. */

@@ -224,6 +224,15 @@ class SizeClassChunk extends SizeClassChunkPad {
     }
 
     /**
+     * Any thread, for an error's report: segments not free, as the counts read now say (plain reads of the owner's
+     * count: a snapshot, off by the buffers allocated or released meanwhile).
+     */
+    @Override
+    public long liveBufferBytes() {
+        return Math.max(0, segmentCount - freeCount - remoteFrees.size()) * (long) segmentSize;
+    }
+
+    /**
      * Owner, when retiring the entirely free chunk: no buffer holds a segment, so no releaser reads the magazine
      * any more, and forgetting it lets an ended magazine be collected. The segments' objects stay with the chunk,
      * for its own thread taking it back ({@link #activate}), unless the segments are small: a buffer object is

@@ -2,7 +2,9 @@ package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.LiveSlabs;
 import io.github.magalloc.buffer.Slab;
-import io.netty.util.internal.PlatformDependent;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Slabs from the system and back, for one kind of memory, and their accounting: every slab taken or freed goes
@@ -29,15 +31,40 @@ final class SlabSource {
     }
 
     /**
-     * A slab of {@code size} bytes from the system, for chunks ({@code pooled}) or for one huge buffer. Throws
-     * {@link OutOfMemoryError} (from the JDK, or Netty's direct memory counter) when memory is exhausted.
+     * A slab of {@code size} bytes from the system, for chunks ({@code pooled}) or for one huge buffer; or null if it
+     * does not fit under the direct memory limit (known before asking, so that the JDK never waits for memory on this
+     * thread: {@link DirectMemoryLimit}) or the system refused it (its error recorded in {@code shortage}, if any).
      */
-    Slab take(int size, boolean pooled) {
-        Slab slab = direct ? Slab.direct(size) : Slab.heap(size);
+    Slab tryTake(int size, boolean pooled, MakingRoom.Shortage shortage) {
+        Slab slab;
+        try {
+            slab = direct ? takeDirect(size) : Slab.heap(size);
+        } catch (OutOfMemoryError refused) {
+            if (shortage != null && shortage.refusal == null) {
+                shortage.refusal = refused;
+            }
+            return null;
+        }
+        if (slab == null) {
+            return null;
+        }
         live.add(slab);
         metrics.slabAllocated(slab.size);
         events.slabAllocated(slab.size, pooled, slab.address, metrics.reservedBytes());
         return slab;
+    }
+
+    /** A direct slab if it fits under the limit, else null; throws when the system refuses it all the same. */
+    private static Slab takeDirect(int size) {
+        long request = Slab.directRequestBytes(size);
+        if (!DirectMemoryLimit.JVM.tryReserve(request)) {
+            return null;
+        }
+        try {
+            return Slab.direct(size);
+        } finally {
+            DirectMemoryLimit.JVM.endReservation(request);
+        }
     }
 
     /**
@@ -81,11 +108,11 @@ final class SlabSource {
     }
 
     /**
-     * On exhausted direct memory, on the allocating thread: closes the arenas of this pool's slabs freed but still
-     * counted against the direct memory limit.
+     * Making room on a shortage, on the allocating thread: closes the arena of one of this pool's slabs freed but still
+     * counted against the direct memory limit; returns its bytes, 0 if none is pending.
      */
-    void closePendingArenas() {
-        arenas.closePending();
+    long closeOnePendingArena() {
+        return arenas.closeOne();
     }
 
     /**
@@ -110,20 +137,50 @@ final class SlabSource {
         return live.bytes();
     }
 
-    /** The error for a slab of {@code size} bytes that could not be taken even after freeing what the pool held. */
-    OutOfMemoryError exhausted(int size, OutOfMemoryError cause) {
+    /**
+     * Whether a slab of {@code size} bytes could fit if magalloc gave back all of its {@code magallocBytes} of this
+     * kind: false when other code's memory alone leaves less room (making room would be in vain). Heap: always true.
+     */
+    boolean couldEverFit(int size, long magallocBytes) {
+        return !direct || DirectMemoryLimit.JVM.couldFit(Slab.directRequestBytes(size), magallocBytes);
+    }
+
+    /**
+     * The error for a slab of {@code size} bytes that does not fit even after making room in {@code pools} (every pool
+     * of the kind): the limit, what is in use, and of magalloc's part what live buffers use and what is free but
+     * held (in chunks that hold live buffers, or by threads that did not answer).
+     */
+    OutOfMemoryError exhausted(int size, MakingRoom.Shortage shortage, List<ChunkSupply> pools) {
+        String kind = direct ? "direct" : "heap";
+        long magalloc = MakingRoom.reservedBytes(pools);
+        long liveBytes = 0;
+        for (ChunkSupply pool : pools) {
+            liveBytes += pool.liveBufferBytes();
+        }
+        long used = direct ? DirectMemoryLimit.JVM.used() : Runtime.getRuntime().totalMemory()
+            - Runtime.getRuntime().freeMemory();
         String limit = direct
             ? "max direct memory " + limit() + " bytes (-XX:MaxDirectMemorySize or -Dio.netty.maxDirectMemory)"
             : "max heap " + limit() + " bytes (-Xmx)";
-        OutOfMemoryError error = new OutOfMemoryError("magalloc: cannot allocate " + size + " bytes of "
-            + (direct ? "direct" : "heap") + " memory; " + limit + "; magalloc holds " + metrics.reservedBytes()
-            + " bytes (" + cause.getMessage() + ")");
-        error.initCause(cause);
+        OutOfMemoryError error = new OutOfMemoryError("magalloc: cannot allocate " + size + " bytes of " + kind
+            + " memory: " + limit + ", in use " + (used < 0 ? "unknown" : used + " bytes") + "; magalloc's slabs "
+            + magalloc + " bytes: live buffers " + liveBytes + ", free but held " + Math.max(0, magalloc - liveBytes)
+            + " (in chunks with live buffers, or by " + shortage.unanswered + " threads that did not give back within "
+            + TimeUnit.NANOSECONDS.toMillis(MakingRoom.WAIT_NANOS) + " ms); " + shortage.givenBackBytes
+            + " bytes given back first");
+        if (shortage.refusal != null) {
+            error.initCause(shortage.refusal);
+        }
         return error;
     }
 
-    /** The JVM's limit for this kind of memory: max direct memory as Netty sees it, or max heap. */
+    /** Bytes of the live buffers in this source's slabs, as their chunks count them now (racy; for errors). */
+    long liveBufferBytes() {
+        return live.liveBufferBytes();
+    }
+
+    /** The JVM's limit for this kind of memory: max direct memory as its counters have it, or max heap. */
     long limit() {
-        return direct ? PlatformDependent.maxDirectMemory() : Runtime.getRuntime().maxMemory();
+        return direct ? DirectMemoryLimit.JVM.max() : Runtime.getRuntime().maxMemory();
     }
 }

@@ -27,14 +27,8 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
     private final boolean keepsReleasedRuns;
     /** Gives back, on this thread's event loop, what the magazine holds beyond its live buffers. */
     private final MagazineDecay decay;
-    /**
-     * Set by another thread that has cold work for the owner (a trim asked for, the event loop's executor refused a
-     * task), after the reason's own write; the owner reads only this at a refill or large allocation, clears it, then
-     * looks at the reasons ({@link #doRequestedWork}).
-     */
-    private volatile boolean ownerWorkRequested;
-    /** Set by {@code trim()} from any thread; the owner acts on it at its next refill or large allocation. */
-    private volatile boolean trimRequested;
+    /** What other threads ask of the owner, done at its next slow path ({@link #doRequestedWork}). */
+    private final OwnerRequests ownerRequests = new OwnerRequests();
     /**
      * Owner only: whether the decay ticks run on this thread's slow paths (no executor runs them). Checked before the
      * decay is called there, so that an event loop's refill makes no call into it.
@@ -144,6 +138,18 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
     }
 
     /**
+     * Owner, on its event loop: the work other threads asked for (a trim, a give-back on a shortage, spares of a large
+     * chunk a release emptied), run as a task of the loop when they asked it there.
+     */
+    @Override
+    public void doOwnerWork() {
+        if (isOwnedByCurrentThread()) {
+            doRequestedWork();
+            releaseLargeSparesIfEmptied();
+        }
+    }
+
+    /**
      * Owner: if a release emptied a large chunk since the last look, gives back the spares beyond the allowance, kept
      * runs first: a chunk that only kept runs hold is empty too.
      */
@@ -220,23 +226,25 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
 
     /** Owner: the cold work other threads asked for, if any; one volatile read when there is none. */
     private void doRequestedWork() {
-        if (lvOwnerWorkRequested()) {
+        if (ownerRequests.lvAny()) {
             doRequestedWorkNow();
         }
     }
 
     /**
      * Cold. Clears the request before it looks at the reasons, so that a reason written after the look sets it again.
-     * A trim: unused large chunks and free chunks go back. An executor that refused: the owner takes the ticks over
-     * on its slow paths, and its thread's link becomes weak (no idle tick will weaken it).
+     * A trim or a give-back on a shortage: unused large chunks and free chunks go back, and the shortage's round is
+     * answered. An executor that refused: the owner takes the ticks over on its slow paths, and its thread's link
+     * becomes weak (no idle tick will weaken it).
      */
     private void doRequestedWorkNow() {
-        svOwnerWorkRequested(false);
-        if (lvTrimRequested()) {
-            svTrimRequested(false);
-            releasedRuns.giveBackAll();
-            large.detachUnused();
-            retireFreeChunks();
+        ownerRequests.clear();
+        GiveBackRound round = ownerRequests.takeGiveBackRound();
+        if (ownerRequests.takeTrim() | round != null) {
+            giveBackFree();
+        }
+        if (round != null) {
+            round.answered();
         }
         if (!ticksOnSlowPaths && decay.ticksOnSlowPaths()) {
             ticksOnSlowPaths = true;
@@ -244,7 +252,59 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         }
     }
 
+    /** Owner: gives back every unused large chunk and every entirely free chunk, kept runs first. */
+    private void giveBackFree() {
+        releasedRuns.giveBackAll();
+        large.detachUnused();
+        retireFreeChunks();
+    }
+
+    /**
+     * Owner, making room on a shortage (protocol 9 (making room)), maybe in the middle of its own refill or large
+     * allocation, whose next steps read the lists afresh: gives back what it holds free now, and answers a round
+     * that asked it.
+     */
+    void giveBackOnShortage() {
+        GiveBackRound round = ownerRequests.takeGiveBackRound();
+        giveBackFree();
+        if (round != null) {
+            round.answered();
+        }
+    }
+
     // ------------------------------------------------------------------ other threads
+
+    /**
+     * Any thread making room on a shortage: asks the owner to give back what it holds free and to answer
+     * {@code round}. The owner does it at its next refill or large allocation, and, if it runs an event loop that
+     * takes tasks, in a task of the loop now. Returns false, asking nothing, if the magazine has ended (an ended
+     * magazine holds nothing free).
+     */
+    boolean askToGiveBack(GiveBackRound round) {
+        if (lvOwnerThreadId() == NO_OWNER_THREAD) {
+            return false;
+        }
+        round.asked(); // before the owner can see the request, so its answer never comes first
+        ownerRequests.requestGiveBack(round);
+        decay.askLoopForOwnerWork();
+        if (lvOwnerThreadId() == NO_OWNER_THREAD) {
+            answerIfAsked(); // ended meanwhile: the end may have looked before the request was there
+        }
+        return true;
+    }
+
+    /** Any thread, making room on a shortage: detaches every unused large chunk, whoever the owner is. */
+    void reclaimUnusedLargeChunks() {
+        large.reclaimUnused();
+    }
+
+    /** The magazine ended, or will never answer otherwise: answers the round that asked it, if any. */
+    void answerIfAsked() {
+        GiveBackRound round = ownerRequests.takeGiveBackRound();
+        if (round != null) {
+            round.answered();
+        }
+    }
 
     /**
      * Another thread's release: into the chunk's remote queue, one CAS; or, once the thread has ended, under the
@@ -277,7 +337,7 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         if (!lvLargeChunkEmptied()) {
             svLargeChunkEmptied(true);
             if (!isOwnedByCurrentThread()) {
-                decay.requestCollect(); // the owner itself looks at its next large allocation or tick
+                decay.askLoopForOwnerWork(); // the owner itself looks at its next large allocation or tick
             }
         }
     }
@@ -299,14 +359,13 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
 
     /** Any thread: the owner gives back its empty chunks at its next refill or large allocation. */
     void requestTrim() {
-        svTrimRequested(true);
-        requestOwnerWork();
+        ownerRequests.requestTrim();
     }
 
     /** Any thread, after writing the reason: the owner looks at the reasons at its next refill or large allocation. */
     @Override
     public void requestOwnerWork() {
-        svOwnerWorkRequested(true);
+        ownerRequests.requestLook();
     }
 
     // ------------------------------------------------------------------ the end
@@ -318,6 +377,7 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
      */
     void end() {
         new EndedMagazine(this).takeOver();
+        answerIfAsked(); // the owner will never answer; the hand-over retired what was free
     }
 
     /** The hand-over, holding its lock: from now on releasers go to it. The volatile store publishes the field. */
@@ -343,23 +403,6 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         if (lvOwnerThreadId() == NO_OWNER_THREAD) {
             supply.context.metrics.endedChunkRetired(chunk.slab.size);
         }
-    }
-
-    private boolean lvOwnerWorkRequested() {
-        return ownerWorkRequested;
-    }
-
-    /** Volatile on both sides: the requester's after its reason, the owner's clearing before it reads the reasons. */
-    private void svOwnerWorkRequested(boolean requested) {
-        ownerWorkRequested = requested;
-    }
-
-    private boolean lvTrimRequested() {
-        return trimRequested;
-    }
-
-    private void svTrimRequested(boolean requested) {
-        trimRequested = requested;
     }
 
     boolean lvLargeChunkEmptied() {

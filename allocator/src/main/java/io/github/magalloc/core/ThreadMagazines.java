@@ -167,6 +167,37 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
         return ended;
     }
 
+    /**
+     * Making room on a shortage: the calling thread's own magazine, if it has one, gives back what it holds free and
+     * answers the round that asked it. Never makes a magazine.
+     */
+    void giveBackHeldByCaller() {
+        ThreadMagazine magazine = linkedMagazine(slot.getIfExists());
+        if (magazine != null && magazine.isOwnedByCurrentThread()) {
+            magazine.giveBackOnShortage();
+        }
+    }
+
+    /** Making room on a shortage: every live thread magazine's unused large chunks, detached by the caller. */
+    void reclaimUnusedLargeChunks() {
+        for (ThreadMagazine magazine : live) {
+            magazine.reclaimUnusedLargeChunks();
+        }
+    }
+
+    /**
+     * Making room on a shortage: ends the magazines of dead threads (they would never answer), then asks every other
+     * live magazine to give back and answer {@code round}. The caller's own gave back already.
+     */
+    void askToGiveBack(GiveBackRound round) {
+        reapDeadThreadMagazines();
+        for (ThreadMagazine magazine : live) {
+            if (!magazine.isOwnedByCurrentThread()) {
+                magazine.askToGiveBack(round);
+            }
+        }
+    }
+
     /** Asks every live thread magazine to give back its empty chunks at its next refill; returns how many. */
     int requestTrim() {
         int asked = 0;

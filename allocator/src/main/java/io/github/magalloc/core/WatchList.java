@@ -4,6 +4,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -65,6 +67,22 @@ public final class WatchList<T> {
                 action.accept(object);
             }
         }
+    }
+
+    /**
+     * The watched objects still reachable, copied under the list's lock: for work that must not run under it (it is
+     * one lock for the JVM, which every {@link #add} takes).
+     */
+    public synchronized List<T> snapshot() {
+        removeCleared();
+        List<T> objects = new ArrayList<>(size);
+        for (Watched<T> entry = first; entry != null; entry = entry.next) {
+            T object = entry.get();
+            if (object != null) {
+                objects.add(object);
+            }
+        }
+        return objects;
     }
 
     /** Entries in the list, cleared ones not yet removed included. */

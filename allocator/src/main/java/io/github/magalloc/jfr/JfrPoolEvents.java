@@ -63,13 +63,15 @@ final class JfrPoolEvents implements PoolEvents {
 
     @Override
     public void memoryExhausted(int requested, long freedBytes, boolean recovered, long reservedBytes, long limit,
-                                String firstError) {
+                                long makingRoomNanos, int unansweredThreads, String firstError) {
         MemoryExhaustedEvent event = new MemoryExhaustedEvent();
         if (event.shouldCommit()) {
             event.setPool(allocatorId, direct);
             event.requested = requested;
             event.freedBytes = freedBytes;
             event.recovered = recovered;
+            event.makingRoom = makingRoomNanos;
+            event.unanswered = unansweredThreads;
             event.used = reservedBytes;
             event.limit = limit;
             event.firstError = unlessOnVirtualThread(firstError);

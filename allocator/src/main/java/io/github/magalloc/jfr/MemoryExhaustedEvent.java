@@ -5,12 +5,13 @@ import jdk.jfr.Description;
 import jdk.jfr.Enabled;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Timespan;
 
 /** On in every recording: it happens once per incident, and it is what one looks for after one. */
 @Name("magalloc.MemoryExhausted")
 @Label("Memory Exhausted")
-@Description("Taking a slab from the system failed with OutOfMemoryError; magalloc freed the empty slabs it pooled "
-    + "and tried once more. If that failed too, the caller got an OutOfMemoryError")
+@Description("A slab did not fit under the limit (or the system refused it); magalloc gave back what it held free in "
+    + "every pool of the kind, trying again after each step. If none fitted, the caller got an OutOfMemoryError")
 @Enabled(true)
 final class MemoryExhaustedEvent extends MagallocEvent {
     @Label("Requested")
@@ -18,14 +19,24 @@ final class MemoryExhaustedEvent extends MagallocEvent {
     @DataAmount
     int requested;
 
-    @Label("Freed For Retry")
-    @Description("Bytes of pooled empty slabs given back to the system before the retry")
+    @Label("Given Back")
+    @Description("Bytes of slabs given back to the system while making room, in every pool of the kind")
     @DataAmount
     long freedBytes;
 
     @Label("Recovered")
-    @Description("The retry succeeded; false when the caller got an OutOfMemoryError")
+    @Description("The slab was taken in the end; false when the caller got an OutOfMemoryError")
     boolean recovered;
+
+    @Label("Making Room")
+    @Description("How long making room took, waiting for other threads' answers included")
+    @Timespan(Timespan.NANOSECONDS)
+    long makingRoom;
+
+    @Label("Unanswered Threads")
+    @Description("Threads whose magazines were asked to give back and had not answered when the allocation stopped "
+        + "waiting (busy or blocked elsewhere)")
+    int unanswered;
 
     @Label("Used")
     @Description("Bytes of this memory type magalloc holds from the system afterwards")
@@ -38,8 +49,8 @@ final class MemoryExhaustedEvent extends MagallocEvent {
     long limit;
 
     @Label("First Error")
-    @Description("Message of the first OutOfMemoryError; absent on virtual threads, where writing it could pin the "
-        + "thread to its carrier")
+    @Description("The system's refusal of a slab magalloc asked for, if any (absent when the limit said beforehand that "
+        + "it would not fit, and on virtual threads, where writing it could pin the thread to its carrier)")
     String firstError;
 
 }

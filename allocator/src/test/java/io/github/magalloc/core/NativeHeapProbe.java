@@ -1,18 +1,45 @@
 package io.github.magalloc.core;
 
+import io.netty.util.internal.CleanableDirectBuffer;
+import io.netty.util.internal.PlatformDependent;
+
+import java.util.ArrayList;
+import java.util.List;
 import javax.management.MBeanServerFactory;
 
 /**
  * Run in a JVM of its own by {@link NativeHeapRoutesTest}: trims the C heap once as magalloc's background thread does
  * and prints what the trim answered ({@code null} where this JVM does not trim) and how many MBean servers exist
- * after it.
+ * after it. With {@code full}: first with the direct memory limit full (Netty's direct buffers, taken until refused),
+ * then again once they are freed.
  */
 public final class NativeHeapProbe {
     private NativeHeapProbe() {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("full")) {
+            List<CleanableDirectBuffer> filler = new ArrayList<>();
+            fill(filler, 1 << 20);
+            fill(filler, 4096);
+            String postponed = NativeHeap.trim();
+            int servers = MBeanServerFactory.findMBeanServer(null).size();
+            for (CleanableDirectBuffer buffer : filler) {
+                buffer.clean();
+            }
+            System.out.println("FULL\t" + postponed + "\tMBEAN_SERVERS\t" + servers);
+        }
         String answer = NativeHeap.trim();
         System.out.println("TRIM\t" + answer + "\tMBEAN_SERVERS\t" + MBeanServerFactory.findMBeanServer(null).size());
+    }
+
+    private static void fill(List<CleanableDirectBuffer> filler, int size) {
+        try {
+            while (true) {
+                filler.add(PlatformDependent.allocateDirect(size));
+            }
+        } catch (OutOfMemoryError full) {
+            // the limit is reached
+        }
     }
 }

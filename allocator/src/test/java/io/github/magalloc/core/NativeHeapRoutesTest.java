@@ -40,31 +40,49 @@ class NativeHeapRoutesTest {
             .endsWith("MBEAN_SERVERS\t0");
     }
 
+    /**
+     * On a full direct memory limit the first trim by command, which makes the MBean server (and the JDK then reads the
+     * container's files through temporary direct buffers), is postponed rather than failed on magalloc's background
+     * thread, and makes no MBean server; once there is room, it trims.
+     */
+    @Test
+    void onAFullLimitTheFirstTrimByCommandWaitsForRoom() throws Exception {
+        assumeTrue(isLinux(), "trims run on Linux only");
+        List<String> lines = probeLines(List.of("-XX:MaxDirectMemorySize=16m"), "full");
+        assertThat(lines).anySatisfy(l -> assertThat(l).isEqualTo("FULL\t" + NativeHeap.POSTPONED + "\tMBEAN_SERVERS\t0"))
+            .anySatisfy(l -> assertThat(l).startsWith("TRIM\tTrim native heap").endsWith("MBEAN_SERVERS\t1"));
+    }
+
     private static boolean isLinux() {
         return System.getProperty("os.name", "").startsWith("Linux");
     }
 
-    /** The probe's line from a JVM with this JVM's class path and {@code jvmArgs}. */
+    /** The probe's TRIM line from a JVM with this JVM's class path and {@code jvmArgs}. */
     private static String probe(String... jvmArgs) throws IOException, InterruptedException {
+        List<String> lines = probeLines(List.of(jvmArgs));
+        String found = lines.stream().filter(l -> l.startsWith("TRIM\t")).reduce((a, b) -> b).orElse(null);
+        assertThat(found).as("the probe's output:%n%s", String.join("\n", lines)).isNotNull();
+        return found;
+    }
+
+    /** Every line the probe printed, run with {@code jvmArgs} and {@code args}. */
+    private static List<String> probeLines(List<String> jvmArgs, String... args)
+        throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of(jvmArgs));
+        command.addAll(jvmArgs);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), NativeHeapProbe.class.getName()));
+        command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String found = null;
-        StringBuilder all = new StringBuilder();
+        List<String> lines = new ArrayList<>();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
             StandardCharsets.UTF_8))) {
             String line;
             while ((line = out.readLine()) != null) {
-                all.append(line).append('\n');
-                if (line.startsWith("TRIM\t")) {
-                    found = line;
-                }
+                lines.add(line);
             }
         }
         assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(found).as("the probe's output:%n%s", all).isNotNull();
-        return found;
+        return lines;
     }
 }

@@ -173,7 +173,10 @@ class JfrEventsTest {
             .allSatisfy(e -> {
                 assertThat(e.getBoolean("direct")).isTrue();
                 assertThat(e.getLong("limit")).isEqualTo(MAX_DIRECT);
-                assertThat(e.getString("firstError")).isNotBlank();
+                // The limit said beforehand that the slab would not fit: the JDK was never asked, so never refused.
+                assertThat(e.getString("firstError")).isNull();
+                assertThat(e.getDuration("makingRoom")).isPositive();
+                assertThat(e.getInt("unanswered")).isZero();
             })
             .anySatisfy(e -> {
                 assertThat(e.getBoolean("recovered")).isFalse();
@@ -182,7 +185,7 @@ class JfrEventsTest {
             .anySatisfy(e -> {
                 assertThat(e.getBoolean("recovered")).isTrue();
                 assertThat(e.getInt("requested")).isEqualTo(HUGE);
-                assertThat(e.getLong("freedBytes")).isGreaterThanOrEqualTo(HUGE);
+                assertThat(e.getLong("freedBytes")).isPositive();
             });
 
         assertThat(events.get("magalloc.Trim"))

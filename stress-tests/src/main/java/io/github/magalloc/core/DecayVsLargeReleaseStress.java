@@ -43,7 +43,7 @@ public class DecayVsLargeReleaseStress {
         }
 
         @Override
-        void requestCollect() {
+        void askLoopForOwnerWork() {
             collectsAsked++;
         }
 

@@ -66,7 +66,7 @@ final class StressFixtures {
      * frees (and counts in {@code slabsFreed}) only the slabs it handed out.
      */
     static Slab slab(MemoryPool pool, int size) {
-        return ((SlabSource) get(field(ChunkSupply.class, "slabs"), pool.supply())).take(size, true);
+        return ((SlabSource) get(field(ChunkSupply.class, "slabs"), pool.supply())).tryTake(size, true, null);
     }
 
     /** Makes {@code chunk} (all free, in no list) its magazine's current chunk, parking the one it replaces. */

@@ -202,14 +202,13 @@ class DirectMemoryExhaustionTest {
     }
 
     /**
-     * The direct memory limit is the JVM's: what another allocator's reuse pool holds above its budget (kept for a
-     * delay, here an hour) gives way to an allocation that finds the limit reached, before that allocation's retry.
-     * The request fits only once that excess is gone.
+     * The direct memory limit is the JVM's: what another allocator's reuse pool holds (its excess kept for a delay,
+     * here an hour) gives way to an allocation that finds the limit reached (protocol 9 (making room)). The request fits
+     * only once half that excess is gone; the earlier tests' pools hold nothing (each ends with a trim).
      */
     @Test
     @Order(8)
-    void anotherAllocatorsExcessGivesWayBeforeTheRetry() {
-        ChunkSupply.makeRoomInEveryDirectPool(); // the earlier tests' pools hold nothing that could make room
+    void anotherAllocatorsPooledMemoryGivesWay() {
         int chunkBytes = SizeClasses.chunkSizeOf(SizeClasses.indexOf(SIZE));
         long budget = 4L * chunkBytes;
         MagazineByteBufAllocator holder = MagazineByteBufAllocator.builder().reuseBudgetBytes(budget)
@@ -235,7 +234,8 @@ class DirectMemoryExhaustionTest {
         assertThat(size).as("a huge request").isGreaterThan(alloc.config().maxPooledSize());
         ByteBuf huge = alloc.directBuffer(size);
         assertThat(huge.capacity()).isEqualTo(size);
-        assertThat(holder.metric().pooledFreeMemory(true)).as("the holder's pool after the retry").isEqualTo(budget);
+        assertThat(holder.metric().pooledFreeMemory(true)).as("the holder's pool after making room")
+            .isLessThanOrEqualTo(budget + excess / 2);
         assertThat(huge.release()).isTrue();
     }
 

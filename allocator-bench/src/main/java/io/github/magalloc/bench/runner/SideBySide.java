@@ -52,7 +52,8 @@ import java.util.stream.Collectors;
  *
  * <p>Usage: {@code SideBySide [--full] [--out DIR] [--only REGEX] [--forks N] [--threads N] [--jvm-arg ARG]...};
  * {@code --only} matches run names such as {@code AllocPattern-EVENT_LOOP}, {@code Footprint} (the footprint
- * and after-a-peak tables) or {@code Receive} (the receive table);
+ * and after-a-peak tables), {@code Limit} (memory under a limit, {@link LimitTable}) or {@code Receive} (the receive
+ * table);
  * {@code --threads N} runs every benchmark with N worker threads (N event loops or N plain threads sharing the
  * allocator; for CrossThread N/2 producer-consumer pairs), the scaling run: the same command on a bigger machine;
  * {@code --jvm-arg} adds an argument to every benchmark, footprint, after-a-peak and receive JVM.
@@ -122,6 +123,8 @@ public final class SideBySide {
     private final boolean report;
     /** Args of every benchmark fork and footprint JVM. */
     private final List<String> jvmArgs;
+    /** The --jvm-arg arguments alone: the limit table's JVMs take no fork args but these. */
+    private final List<String> extraJvmArgs;
     private final PrintStream console = System.out;
 
     private SideBySide(boolean full, boolean report, Path out, int forks, int threads, List<String> extraJvmArgs) {
@@ -132,6 +135,7 @@ public final class SideBySide {
         this.forks = forks;
         this.jvmArgs = new ArrayList<>(BenchJvm.ARGS);
         this.jvmArgs.addAll(extraJvmArgs);
+        this.extraJvmArgs = List.copyOf(extraJvmArgs);
     }
 
     public static void main(String[] args) throws Exception {
@@ -273,6 +277,10 @@ public final class SideBySide {
             complete &= footprint();
             console.println();
             complete &= afterPeak();
+        }
+        if (only == null || only.matcher("Limit").find()) {
+            console.println();
+            complete &= new LimitTable(console, extraJvmArgs, !full && !report).run(out);
         }
         if (only == null || only.matcher("Receive").find()) {
             console.println();
