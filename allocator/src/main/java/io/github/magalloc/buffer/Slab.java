@@ -20,7 +20,13 @@ import java.util.Arrays;
  * operation on one thread would move them under another's feet), and it needs no copy per buffer and no lock.
  */
 public final class Slab {
+    /** What the slab counts for: in the pool's accounting, the reuse pool's buckets, the limit's checks. */
     public final int size;
+    /**
+     * Bytes buffers can be cut from: {@link #size}, but a heap slab for chunks of {@link #HEAP_CUT_FROM} bytes or more
+     * is an array header shorter ({@link #heapForChunks}).
+     */
+    public final int capacity;
     final byte[] array;
     final ByteBuffer buffer;
     /** Whether {@link #address} is known: with Unsafe, or on JDK 22+ where Netty gets it from a memory segment. */
@@ -48,8 +54,24 @@ public final class Slab {
      */
     static final int ALIGNMENT = 64;
 
+    /**
+     * Heap slabs for chunks from this size on are an array header shorter than their size. From half a G1 region (1 MiB
+     * at least) the collector gives an array regions of its own (a humongous object), the last one whole: a 512 KiB
+     * array with its header took a 1 MiB region, a 1 MiB one two, so heap chunks cost up to twice their bytes. A header
+     * shorter, array and header fill their regions exactly (ZGC's large pages alike). Below it no collector wastes more
+     * than a header, and the chunks keep their round sizes.
+     */
+    static final int HEAP_CUT_FROM = 512 * 1024;
+    /**
+     * Bytes a heap slab for chunks leaves to the array's header: the JVM's own base offset of a {@code byte[]} where
+     * Netty can read it (16 with compressed class pointers, 12 to 16 with compact object headers, 24 without), else
+     * 16; a header shorter than this costs the object alignment's padding, never a region.
+     */
+    static final int HEAP_ARRAY_HEADER = (int) Math.max(16, PlatformDependent.byteArrayBaseOffset());
+
     private Slab(int size, byte[] array, CleanableDirectBuffer cleanable) {
         this.size = size;
+        this.capacity = array != null ? array.length : size;
         this.array = array;
         this.cleanable = cleanable;
         if (cleanable == null) {
@@ -77,8 +99,23 @@ public final class Slab {
         }
     }
 
+    /** A heap slab of exactly {@code size} bytes (one huge buffer's). */
     public static Slab heap(int size) {
         return new Slab(size, PlatformDependent.allocateUninitializedArray(size), null);
+    }
+
+    /**
+     * A heap slab of {@code size} bytes to cut chunks from: from {@link #HEAP_CUT_FROM} on, its array is
+     * {@link #HEAP_ARRAY_HEADER} bytes shorter, so that with its header it fills the collector's regions exactly
+     * ({@link #capacity} says how many bytes are there).
+     */
+    public static Slab heapForChunks(int size) {
+        return new Slab(size, PlatformDependent.allocateUninitializedArray(capacityForChunks(size, false)), null);
+    }
+
+    /** Bytes buffers can be cut from in a slab for chunks of {@code size} bytes of that kind of memory. */
+    public static int capacityForChunks(int size, boolean direct) {
+        return direct || size < HEAP_CUT_FROM ? size : size - HEAP_ARRAY_HEADER;
     }
 
     /** Throws {@link OutOfMemoryError} (from the JDK or Netty's direct memory counter) when memory is exhausted. */

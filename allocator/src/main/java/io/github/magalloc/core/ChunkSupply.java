@@ -205,7 +205,7 @@ final class ChunkSupply {
         if (pooled && context.isDebug()) {
             // Debug mode: every free byte of a chunk is poison, so that a write into memory nobody holds shows at
             // its next hand-out (DebugMemory).
-            slab.fill(0, slab.size, MagByteBuf.POISON);
+            slab.fill(0, slab.capacity, MagByteBuf.POISON);
         }
         return slab;
     }

@@ -108,7 +108,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         this.room = room;
         this.roomBit = 1L << slot; // the shift takes slot % 64
         room.setBit(roomBit);
-        this.pageCount = slab.size >>> PAGE_SHIFT;
+        this.pageCount = slab.capacity >>> PAGE_SHIFT;
         this.usedPages = new long[(pageCount + 63) >>> 6];
         this.freeRunBound = pageCount;
         int padding = usedPages.length * 64 - pageCount;

@@ -159,7 +159,13 @@ final class LargeChunks {
         long wanted = Math.max(runBytes, (long) averageRunBytes * 2);
         int chunkSize = wanted >= maxChunkSize ? maxChunkSize
             : Math.max(SizeClasses.MIN_CHUNK_SIZE * 2, Integer.highestOneBit((int) wanted - 1) << 1);
-        return Math.max(chunkSize, runBytes);
+        int size = Math.max(chunkSize, runBytes);
+        if (Slab.capacityForChunks(size, supply.context.direct) < runBytes) {
+            // A heap slab this big is an array header short of its size (Slab.heapForChunks): the next size up holds
+            // the run and fills whole collector regions, a page more only where that would pass the largest chunk.
+            size = size < maxChunkSize ? size << 1 : runBytes + LargeChunk.PAGE_SIZE;
+        }
+        return size;
     }
 
     /** Owner: a new chunk on {@code slab}, in the lowest free slot. */

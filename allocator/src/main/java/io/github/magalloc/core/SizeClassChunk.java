@@ -373,7 +373,7 @@ abstract class SizeClassChunkShared extends Chunk {
         this.magazine = magazine;
         this.sizeClass = sizeClass;
         this.segmentSize = SizeClasses.sizeOf(sizeClass);
-        this.segmentCount = slab.size / segmentSize;
+        this.segmentCount = slab.capacity / segmentSize;
         this.remoteFrees = new MpscIntQueue(segmentCount);
     }
 

@@ -38,7 +38,7 @@ final class SlabSource {
     Slab tryTake(int size, boolean pooled, MakingRoom.Shortage shortage) {
         Slab slab;
         try {
-            slab = direct ? takeDirect(size) : Slab.heap(size);
+            slab = direct ? takeDirect(size) : pooled ? Slab.heapForChunks(size) : Slab.heap(size);
         } catch (OutOfMemoryError refused) {
             if (shortage != null && shortage.refusal == null) {
                 shortage.refusal = refused;

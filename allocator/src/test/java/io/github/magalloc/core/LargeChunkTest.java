@@ -22,8 +22,10 @@ class LargeChunkTest {
 
     private LargeChunk chunk(int pages) {
         pool.supply().context.metrics.largeChunkCreated(); // as a magazine's LargeChunks counts the chunks it makes
-        // Alone in a room word of its own: the magazine's first fit does not see it.
-        return new LargeChunk(pool.supply().allocateSlab(pages * PAGE), pool.supply(), magazine, 0, new RoomWord());
+        // Alone in a room word of its own: the magazine's first fit does not see it. A page less a byte more than the
+        // pages: exactly that many whole pages, also where a big heap slab is an array header short of its size.
+        return new LargeChunk(pool.supply().allocateSlab(pages * PAGE + PAGE - 1), pool.supply(), magazine, 0,
+            new RoomWord());
     }
 
     /** A buffer object holding a run of {@code pages} taken from {@code chunk}, as the magazine would make it. */

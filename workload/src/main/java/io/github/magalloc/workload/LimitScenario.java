@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Memory under a limit, as a server meets it when its traffic changes shape: four Netty event executors in rounds.
@@ -75,7 +76,7 @@ public final class LimitScenario {
             }
             boolean complete = true;
             for (Future<Fill> future : fills) {
-                Fill fill = get(future);
+                Fill fill = get(future, deadlineNanos);
                 allocations += fill.allocations;
                 failures += fill.failures;
                 longest = Math.max(longest, fill.longestNanos);
@@ -100,9 +101,30 @@ public final class LimitScenario {
         boolean complete = true;
     }
 
+    /**
+     * One loop's round. An {@link OutOfMemoryError} outside an allocation (a full heap, when the list of buffers grows)
+     * ends the round early rather than the loop's thread, whose death would leave the run waiting.
+     */
     private Fill fill(boolean small, long bytes, Random random, long deadlineNanos) {
         Fill fill = new Fill();
         List<ByteBuf> held = new ArrayList<>();
+        try {
+            fillInto(held, fill, small, bytes, random, deadlineNanos);
+        } catch (OutOfMemoryError e) {
+            fill.complete = false;
+            if (fill.firstFailure == null) {
+                fill.firstFailure = "outside an allocation: " + e.getMessage();
+            }
+        }
+        Collections.shuffle(held, random);
+        for (ByteBuf buf : held) {
+            buf.release();
+        }
+        return fill;
+    }
+
+    private void fillInto(List<ByteBuf> held, Fill fill, boolean small, long bytes, Random random,
+                          long deadlineNanos) {
         long asked = 0;
         while (asked < bytes) {
             if (System.nanoTime() - deadlineNanos > 0) {
@@ -131,11 +153,6 @@ public final class LimitScenario {
                 }
             }
         }
-        Collections.shuffle(held, random);
-        for (ByteBuf buf : held) {
-            buf.release();
-        }
-        return fill;
     }
 
     /** A size from {@code min} to {@code max}, log-uniform. */
@@ -153,11 +170,15 @@ public final class LimitScenario {
         }
     }
 
-    private static <T> T get(Future<T> future) throws InterruptedException {
+    /** The loop's result; a loop still busy a minute after the deadline fails the run (it is stuck). */
+    private static <T> T get(Future<T> future, long deadlineNanos) throws InterruptedException {
         try {
-            return future.get();
+            return future.get(Math.max(0, deadlineNanos - System.nanoTime()) + TimeUnit.MINUTES.toNanos(1),
+                TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             throw new IllegalStateException("a loop failed", e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("a loop is still busy a minute after the run's deadline", e);
         }
     }
 }
