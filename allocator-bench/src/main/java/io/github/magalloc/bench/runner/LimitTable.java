@@ -97,7 +97,9 @@ final class LimitTable {
             int exit = runRow(row, seconds, lines);
             Measured m = parse(row, lines);
             if (m == null) {
+                // A JVM whose threads died of OutOfMemoryError outside the allocator (heap rows) prints no line.
                 ok = false;
+                measured.add(new Measured(row, 0, 0, ROUNDS, 0, 0, 0, 0));
                 console.println("LimitReport " + row + " FAILED (exit " + exit + "):");
                 lines.forEach(l -> console.println("    " + l));
                 table.add(row.allocator().toLowerCase(Locale.ROOT), row.direct() ? "direct" : "heap",
@@ -121,7 +123,8 @@ final class LimitTable {
     /** G11, per memory kind and flag set, for magalloc's rows. */
     private void printGoals(List<Measured> measured) {
         console.println("G11 memory under a limit: at 50% and 67% no failed allocation and none over 100 ms; at 80% "
-            + "fewer failures than adaptive and pooled (a row that did not finish counts as failing):");
+            + "fewer failures than adaptive and pooled (a row that did not finish, or gave no result, counts as "
+            + "failing):");
         for (Measured m : measured) {
             if (!m.row().allocator().equals("MAGALLOC")) {
                 continue;
