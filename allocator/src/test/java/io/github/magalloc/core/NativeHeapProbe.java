@@ -1,7 +1,7 @@
 package io.github.magalloc.core;
 
+import io.github.magalloc.buffer.Slab;
 import io.netty.util.internal.CleanableDirectBuffer;
-import io.netty.util.internal.PlatformDependent;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,8 +10,9 @@ import javax.management.MBeanServerFactory;
 /**
  * Run in a JVM of its own by {@link NativeHeapRoutesTest}: trims the C heap once as magalloc's background thread does
  * and prints what the trim answered ({@code null} where this JVM does not trim) and how many MBean servers exist
- * after it. With {@code full}: first with the direct memory limit full (Netty's direct buffers, taken until refused),
- * then again once they are freed.
+ * after it. With {@code full}: first with the direct memory limit full (direct buffers, taken until refused),
+ * then again once they are freed. The filler is memory whose {@code clean()} frees it at once on every JDK (Netty's
+ * plain {@code allocateDirect(int)} leaves it to the garbage collector on JDK 25 without {@code Unsafe}).
  */
 public final class NativeHeapProbe {
     private NativeHeapProbe() {
@@ -36,7 +37,7 @@ public final class NativeHeapProbe {
     private static void fill(List<CleanableDirectBuffer> filler, int size) {
         try {
             while (true) {
-                filler.add(PlatformDependent.allocateDirect(size));
+                filler.add(Slab.allocateDirectMemory(size));
             }
         } catch (OutOfMemoryError full) {
             // the limit is reached
