@@ -8,8 +8,8 @@ import java.util.Objects;
 
 /**
  * Where the next byte of a {@link PagedByteBufOutput} goes, how that place moves (to the next page, by a seek), and
- * the stream's lifecycle. The encoding lives in the subclass; it is a subclass rather than a field so that each
- * write reaches {@code mem}, {@code offset} and {@code limit} directly, without an object in between.
+ * the stream's lifecycle. The copies and encodings live in the subclasses; they are subclasses rather than fields so
+ * that each write reaches {@code mem}, {@code offset} and {@code limit} directly, without an object in between.
  *
  * <h2>State and invariants</h2>
  * <pre>

@@ -12,14 +12,14 @@ import java.io.InputStream;
 import java.io.UTFDataFormatException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
-import java.util.Objects;
 
 /**
  * A {@link DataOutput} that writes into fixed-size pages taken from a {@link ByteBufAllocator}.
  *
  * <p>This class encodes values into bytes at the current position. Where that position is and how it moves (pages,
- * seeks, the one-comparison fast path) is {@code PageCursor}; the pages themselves are a {@code PageList}; results
- * are read back by a {@code PageReader}.
+ * seeks, the one-comparison fast path) is {@code PageCursor}; bulk copies a page's room at a time are
+ * {@code PageCopies}, and character encodings {@code Utf8Encoder}, the superclasses between them; the pages themselves
+ * are a {@code PageList}; results are read back by a {@code PageReader}.
  *
  * <h2>Results</h2>
  * {@link #view()} (zero-copy, read-only, valid until close or detach), {@link #detach()} (zero-copy, the caller
@@ -33,12 +33,8 @@ import java.util.Objects;
  * <p>Not thread-safe. Bytes skipped over by {@link #seek}/{@link #skip} beyond {@link #size()} read as zero (pages
  * from a pool hold old data, which must never leak into a result).
  */
-public final class PagedByteBufOutput extends PageCursor implements DataOutput {
+public final class PagedByteBufOutput extends Utf8Encoder implements DataOutput {
     public static final int DEFAULT_PAGE_SIZE = 16 * 1024;
-
-    private static final int SCRATCH_SIZE = 2048;
-
-    private byte[] scratch;
 
     /** Pages of {@value #DEFAULT_PAGE_SIZE} bytes from {@link MagazineByteBufAllocator#DEFAULT}. */
     public PagedByteBufOutput() {
@@ -244,31 +240,9 @@ public final class PagedByteBufOutput extends PageCursor implements DataOutput {
         }
     }
 
-    private void writeBytesSlow(byte[] b, int off, int len) {
-        Objects.checkFromIndexSize(off, len, b.length);
-        ensureOpen();
-        while (len > 0) {
-            int n = Math.min(len, writableInPage());
-            mem.put(offset, b, off, n);
-            offset += n;
-            off += n;
-            len -= n;
-        }
-    }
-
     /** Writes the remaining bytes of {@code src} and moves its position to its limit. */
     public void writeBytes(ByteBuffer src) {
-        ensureOpen();
-        int len = src.remaining();
-        int from = src.position();
-        while (len > 0) {
-            int n = Math.min(len, writableInPage());
-            mem.put(offset, src, from, n);
-            offset += n;
-            from += n;
-            len -= n;
-        }
-        src.position(from);
+        copy(src);
     }
 
     /** Writes the readable bytes of {@code src} and moves its reader index to its writer index. */
@@ -280,19 +254,7 @@ public final class PagedByteBufOutput extends PageCursor implements DataOutput {
 
     /** Writes {@code src[index, index + len)} without touching its indices; any ByteBuf, composites included. */
     public void writeBytes(ByteBuf src, int index, int len) {
-        Objects.checkFromIndexSize(index, len, src.capacity());
-        ensureOpen();
-        while (len > 0) {
-            int n = Math.min(len, writableInPage());
-            if (mem.hasArray()) {
-                src.getBytes(index, mem.array(), mem.arrayOffset() + offset, n);
-            } else {
-                src.getBytes(index, mem.slice(offset, n));
-            }
-            offset += n;
-            index += n;
-            len -= n;
-        }
+        copy(src, index, len);
     }
 
     /**
@@ -302,26 +264,7 @@ public final class PagedByteBufOutput extends PageCursor implements DataOutput {
      * @return the number of bytes copied
      */
     public long writeAllFrom(InputStream in) throws IOException {
-        ensureOpen();
-        long total = 0;
-        for (;;) {
-            int room = writableInPage();
-            int r;
-            if (mem.hasArray()) {
-                r = in.read(mem.array(), mem.arrayOffset() + offset, room);
-            } else {
-                byte[] s = scratch();
-                r = in.read(s, 0, Math.min(room, s.length));
-                if (r > 0) {
-                    mem.put(offset, s, 0, r);
-                }
-            }
-            if (r < 0) {
-                return total;
-            }
-            offset += r;
-            total += r;
-        }
+        return copyAll(in);
     }
 
     /**
@@ -331,25 +274,7 @@ public final class PagedByteBufOutput extends PageCursor implements DataOutput {
      * @return the number of bytes copied
      */
     public long writeAllFrom(ReadableByteChannel ch) throws IOException {
-        ensureOpen();
-        long total = 0;
-        for (;;) {
-            int room = writableInPage();
-            int r = ch.read(mem.slice(offset, room));
-            if (r <= 0) {
-                return total;
-            }
-            offset += r;
-            total += r;
-        }
-    }
-
-    private byte[] scratch() {
-        byte[] s = scratch;
-        if (s == null) {
-            s = scratch = new byte[SCRATCH_SIZE];
-        }
-        return s;
+        return copyAll(ch);
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -372,70 +297,7 @@ public final class PagedByteBufOutput extends PageCursor implements DataOutput {
 
     /** UTF-8 bytes of {@code s} with no length; unpaired surrogates become {@code '?'}. */
     public void writeUtf8(CharSequence s) {
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            int o = offset;
-            if (c < 0x80 && o < limit) {
-                mem.put(o, (byte) c);
-                offset = o + 1;
-                continue;
-            }
-            int cp = c;
-            if (Character.isSurrogate(c)) {
-                char d;
-                if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(d = s.charAt(i + 1))) {
-                    cp = Character.toCodePoint(c, d);
-                    i++;
-                } else {
-                    cp = '?';
-                }
-            }
-            writeCodePoint(cp);
-        }
-    }
-
-    private void writeCodePoint(int cp) {
-        int o = offset;
-        if (o > limit - 4) {
-            writeCodePointSlow(cp);
-            return;
-        }
-        ByteBuffer m = mem;
-        if (cp < 0x80) {
-            m.put(o++, (byte) cp);
-        } else if (cp < 0x800) {
-            m.put(o++, (byte) (0xC0 | cp >> 6));
-            m.put(o++, (byte) (0x80 | cp & 0x3F));
-        } else if (cp < 0x10000) {
-            m.put(o++, (byte) (0xE0 | cp >> 12));
-            m.put(o++, (byte) (0x80 | cp >> 6 & 0x3F));
-            m.put(o++, (byte) (0x80 | cp & 0x3F));
-        } else {
-            m.put(o++, (byte) (0xF0 | cp >> 18));
-            m.put(o++, (byte) (0x80 | cp >> 12 & 0x3F));
-            m.put(o++, (byte) (0x80 | cp >> 6 & 0x3F));
-            m.put(o++, (byte) (0x80 | cp & 0x3F));
-        }
-        offset = o;
-    }
-
-    private void writeCodePointSlow(int cp) {
-        if (cp < 0x80) {
-            writeByte(cp);
-        } else if (cp < 0x800) {
-            writeByte(0xC0 | cp >> 6);
-            writeByte(0x80 | cp & 0x3F);
-        } else if (cp < 0x10000) {
-            writeByte(0xE0 | cp >> 12);
-            writeByte(0x80 | cp >> 6 & 0x3F);
-            writeByte(0x80 | cp & 0x3F);
-        } else {
-            writeByte(0xF0 | cp >> 18);
-            writeByte(0x80 | cp >> 12 & 0x3F);
-            writeByte(0x80 | cp >> 6 & 0x3F);
-            writeByte(0x80 | cp & 0x3F);
-        }
+        encodeUtf8(s);
     }
 
     /** One byte per char, no length; a char above 0x7F becomes {@code '?'}. */
@@ -444,32 +306,6 @@ public final class PagedByteBufOutput extends PageCursor implements DataOutput {
         for (int i = 0; i < n; i++) {
             char c = s.charAt(i);
             writeByte(c < 0x80 ? c : '?');
-        }
-    }
-
-    /** {@code s} is known to be all ASCII: copy it a page chunk at a time with the JDK's array copy. */
-    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): the low byte of each char, no encoder
-    private void writeAsciiUnchecked(String s) {
-        int n = s.length();
-        int o = offset;
-        if (n <= limit - o && mem.hasArray()) {
-            s.getBytes(0, n, mem.array(), mem.arrayOffset() + o);
-            offset = o + n;
-            return;
-        }
-        ensureOpen();
-        for (int i = 0; i < n; ) {
-            int chunk = Math.min(n - i, writableInPage());
-            if (mem.hasArray()) {
-                s.getBytes(i, i + chunk, mem.array(), mem.arrayOffset() + offset);
-            } else {
-                chunk = Math.min(chunk, SCRATCH_SIZE);
-                byte[] t = scratch();
-                s.getBytes(i, i + chunk, t, 0);
-                mem.put(offset, t, 0, chunk);
-            }
-            offset += chunk;
-            i += chunk;
         }
     }
 
@@ -498,20 +334,7 @@ public final class PagedByteBufOutput extends PageCursor implements DataOutput {
             throw new UTFDataFormatException("encoded string too long: " + bytes + " bytes");
         }
         writeShort((int) bytes);
-        int n = s.length();
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c != 0 && c < 0x80) {
-                writeByte(c);
-            } else if (c < 0x800) {
-                writeByte(0xC0 | c >> 6);
-                writeByte(0x80 | c & 0x3F);
-            } else {
-                writeByte(0xE0 | c >> 12);
-                writeByte(0x80 | c >> 6 & 0x3F);
-                writeByte(0x80 | c & 0x3F);
-            }
-        }
+        encodeModifiedUtf8(s);
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -586,12 +409,5 @@ public final class PagedByteBufOutput extends PageCursor implements DataOutput {
     /** An exactly sized copy from {@code alloc}. */
     public ByteBuf compactCopy(ByteBufAllocator alloc) {
         return reader.copy(alloc, size());
-    }
-
-    /** Drops the scratch array too, so a closed stream that stays reachable holds no memory. */
-    @Override
-    void releaseAll() {
-        super.releaseAll();
-        scratch = null;
     }
 }
