@@ -62,12 +62,12 @@ class DirectMemoryReleaseTest {
         long allocated = directBytes(jdkDirect) - before;
         assertThat(allocated).as("counted by the JDK or by Netty").isGreaterThanOrEqualTo(SIZE);
         huge.release();
-        long deadline = System.nanoTime() + 5_000_000_000L;
+        long deadline = System.nanoTime() + 60_000_000_000L; // only a bug reaches it
         long held;
         while ((held = directBytes(jdkDirect) - before) >= SIZE / 2 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(held).as("%s: bytes still counted 5 s after the release", DirectMemoryRelease.HERE)
+        assertThat(held).as("%s: bytes still counted 60 s after the release", DirectMemoryRelease.HERE)
             .isLessThan(SIZE / 2);
     }
 

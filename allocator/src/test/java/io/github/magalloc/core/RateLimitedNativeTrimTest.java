@@ -180,11 +180,11 @@ class RateLimitedNativeTrimTest {
         if (DirectMemoryRelease.HERE == DirectMemoryRelease.BY_THE_COLLECTOR) {
             System.gc(); // the freed slabs' memory waits for the collector, and the trim after it
         }
-        long deadline = System.nanoTime() + 5_000_000_000L;
+        long deadline = System.nanoTime() + 60_000_000_000L; // only a bug reaches it
         while (pending.trims() == 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertThat(pending.trims()).as("trims 5 s after 8 MiB of direct slabs were freed").isPositive();
+        assertThat(pending.trims()).as("trims 60 s after 8 MiB of direct slabs were freed").isPositive();
         assertThat(pending.isPending()).isFalse();
     }
 }

@@ -183,7 +183,7 @@ class VirtualThreadObjectsTest {
     }
 
     private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // only a bug reaches it
         while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }

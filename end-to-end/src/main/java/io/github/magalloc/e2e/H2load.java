@@ -30,6 +30,8 @@ import java.util.stream.Stream;
  */
 final class H2load {
     static final int URI_COUNT = 1000;
+    /** How long a run by request count is awaited: only a hang reaches it. */
+    static final long REQUESTS_HANG_SECONDS = 600;
     private static final Pattern FINISHED = Pattern.compile("finished in ([0-9.]+)s");
     private static final Pattern REQUESTS = Pattern.compile("requests: (\\d+) total, (\\d+) started, (\\d+) done");
     private static final Pattern SUCCEEDED = Pattern.compile("(\\d+) done, (\\d+) succeeded");
@@ -74,6 +76,19 @@ final class H2load {
 
     /** Both processes against {@code port} for {@code duration}; their counts summed, their latencies merged. */
     LoadResult run(int port, Duration duration) throws IOException, InterruptedException {
+        return run(port, List.of("-D", Long.toString(duration.toSeconds())), duration.toSeconds() + 60);
+    }
+
+    /**
+     * Both processes against {@code port} until each has made {@code requests} requests, however long that takes
+     * (a bound of {@link #REQUESTS_HANG_SECONDS} only a hang reaches); their counts summed, their latencies merged.
+     */
+    LoadResult runRequests(int port, long requests) throws IOException, InterruptedException {
+        return run(port, List.of("-n", Long.toString(requests)), REQUESTS_HANG_SECONDS);
+    }
+
+    /** Both processes with {@code budget} (h2load's duration or request count), each awaited {@code waitSeconds}. */
+    private LoadResult run(int port, List<String> budget, long waitSeconds) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("e2e-h2load");
         try {
             String base = (load.tls().enabled() ? "https://" : "http://") + load.host() + ":" + port;
@@ -86,11 +101,11 @@ final class H2load {
             Summary genSummary;
             Summary echoSummary;
             try {
-                processes.add(start(dir, "gen", duration, half, List.of("-i", uris.toString())));
-                processes.add(start(dir, "echo", duration, load.connections() - half,
+                processes.add(start(dir, "gen", budget, half, List.of("-i", uris.toString())));
+                processes.add(start(dir, "echo", budget, load.connections() - half,
                         List.of("-d", body.toString(), base + "/echo")));
-                genSummary = finish(processes.get(0), dir, "gen", duration);
-                echoSummary = finish(processes.get(1), dir, "echo", duration);
+                genSummary = finish(processes.get(0), dir, "gen", waitSeconds);
+                echoSummary = finish(processes.get(1), dir, "echo", waitSeconds);
             } finally {
                 processes.forEach(Process::destroyForcibly); // no h2load outlives a failed run
             }
@@ -137,10 +152,11 @@ final class H2load {
         }
     }
 
-    private Process start(Path dir, String name, Duration duration, int connections, List<String> target)
+    private Process start(Path dir, String name, List<String> budget, int connections, List<String> target)
             throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("h2load", "-D", Long.toString(duration.toSeconds()),
-                "-c", Integer.toString(connections), "-m", Integer.toString(load.pipeline()), "-t", "1",
+        List<String> cmd = new ArrayList<>(List.of("h2load"));
+        cmd.addAll(budget);
+        cmd.addAll(List.of("-c", Integer.toString(connections), "-m", Integer.toString(load.pipeline()), "-t", "1",
                 "--log-file", dir.resolve(name + ".log").toString()));
         if (load.protocol() == Protocol.HTTP1) {
             cmd.add("--h1");
@@ -152,9 +168,9 @@ final class H2load {
                 .redirectOutput(dir.resolve(name + ".out").toFile()).start();
     }
 
-    private static Summary finish(Process p, Path dir, String name, Duration duration)
+    private static Summary finish(Process p, Path dir, String name, long waitSeconds)
             throws IOException, InterruptedException {
-        if (!p.waitFor(duration.toSeconds() + 60, TimeUnit.SECONDS)) {
+        if (!p.waitFor(waitSeconds, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new IOException("h2load " + name + " did not finish");
         }

@@ -18,16 +18,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Netty event executors hold a peak of mixed sizes (64 B to 64 KiB), release it (each loop its own buffers, or another
  * thread all of them), then carry light traffic (one 1 KiB buffer every 10 ms), none, or light traffic whose size class
  * moves every second. Heap and direct. The allocator's own metric must settle at or below the reuse budget plus
- * {@link #SLACK_BYTES} within {@link #SETTLE_SECONDS} (with the default decay it does within about 2 s), and, where
- * Netty's adaptive allocator runs the same scenario, stay at or below it at every sample.
+ * {@link #SLACK_BYTES} (with the default decay it does within about 2 s; the test waits up to
+ * {@link #SETTLE_SECONDS}, which only a bug reaches), and, where Netty's adaptive allocator runs the same scenario,
+ * settle at or below the least adaptive holds at any sample. The samples at fixed times go into the printed table
+ * only: how soon a busy machine runs the ticks is no bug.
  */
 class AfterPeakMemoryTest {
     private static final long PEAK_BYTES = 64L << 20;
     private static final long REUSE_BUDGET = 4L << 20;
     /** The chunks light traffic keeps: one per loop of the class it allocates from, with room to spare. */
     private static final long SLACK_BYTES = 1L << 20;
-    /** The bound's time: two decay periods of the default 1 s, plus the loops' delay in running a due tick. */
-    private static final double SETTLE_SECONDS = 5;
+    /** How long the settling is awaited: only a bug reaches it (two decay periods of the default 1 s suffice). */
+    private static final double SETTLE_SECONDS = 60;
     /** The table's sample times; the last sample waits, polling, for the bound until {@link #SETTLE_SECONDS}. */
     private static final double[] SAMPLES = {0, 1, 2, 3};
     private static final long SEED = 31;
@@ -52,11 +54,13 @@ class AfterPeakMemoryTest {
                         long[] adaptive =
                             run(AllocatorKind.ADAPTIVE.create(true), true, after, releaser, Long.MAX_VALUE);
                         table.add(row("adaptive", true, after, releaser, adaptive));
+                        long adaptiveLeast = Long.MAX_VALUE;
                         for (int i = 0; i < SAMPLES.length; i++) {
-                            if (magalloc[i] > adaptive[i]) {
-                                failures.add(String.format("%s %s at +%.0f s: magalloc %,d bytes > adaptive %,d",
-                                    after, releaser, SAMPLES[i], magalloc[i], adaptive[i]));
-                            }
+                            adaptiveLeast = Math.min(adaptiveLeast, adaptive[i]);
+                        }
+                        if (magalloc[SAMPLES.length] > adaptiveLeast) {
+                            failures.add(String.format("%s %s: magalloc settled at %,d bytes > adaptive's least %,d",
+                                after, releaser, magalloc[SAMPLES.length], adaptiveLeast));
                         }
                     }
                 }

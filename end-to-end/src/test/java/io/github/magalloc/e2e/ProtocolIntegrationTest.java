@@ -25,9 +25,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * magalloc ({@link AllocatorCheck}); the proxy releases what it forwards on the other event loop; and no leak report
  * with leak detection at PARANOID. A provider that cannot load here (OpenSSL) is skipped with a printed line.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 30, unit = TimeUnit.MINUTES)
 class ProtocolIntegrationTest {
     private static final int REQUESTS = 300;
+    /** A run's time budget: its request count ends it, and only a hang reaches this. */
+    private static final Duration HANG_BOUND = Duration.ofMinutes(10);
 
     private static LeakWatcher leaks;
     private static ResourceLeakDetector.Level previousLevel;
@@ -57,7 +59,7 @@ class ProtocolIntegrationTest {
 
         for (boolean withProxy : new boolean[] {false, true}) {
             try (E2eServer server = E2eServer.start(alloc, Transport.NIO, 1, withProxy, protocol, tls)) {
-                LoadConfig load = new LoadConfig("127.0.0.1", server.port(), 4, 4, REQUESTS, Duration.ofSeconds(30),
+                LoadConfig load = new LoadConfig("127.0.0.1", server.port(), 4, 4, REQUESTS, HANG_BOUND,
                         17, List.of(SizeDistribution.SOCKET_PROXY::next, SizeDistribution.API_GATEWAY::next,
                         BodySizes.uniform(0, 200_000)), 0.5, Transport.NIO, protocol, tls);
                 LoadResult r = LoadGenerator.run(load);

@@ -11,8 +11,9 @@ import java.util.function.Consumer;
  * The soak's check of protocol 7 (decay): traffic peaks on event loops ({@link PeakScenario}, 2 loops), one after
  * the other for the whole soak, on an allocator of their own that nobody trims (the soak's allocators are trimmed
  * all the time, which would hide what decay does). After each peak the used memory of the peak's memory type must
- * settle, within 5 s, at or below that type's reuse budget plus {@link #SLACK}; a peak that does not settle is a
- * failure, reported through the soak's {@code fail}.
+ * settle at or below that type's reuse budget plus {@link #SLACK} (within about 2 s; awaited up to
+ * {@link #SETTLE_SECONDS}, which only a bug reaches on a busy machine); a peak that does not settle is a failure,
+ * reported through the soak's {@code fail}, and the longest wait is reported.
  *
  * <p>The peaks take turns through every combination of heap or direct, released by the owning loops or by this
  * thread, and LIGHT, IDLE or MOVING traffic afterwards. The allocator lives as long as the soak, so memory that one
@@ -28,8 +29,8 @@ final class PeakChecks implements Runnable {
      */
     static final long SLACK = 1L << 20;
     private static final int LOOPS = 2;
-    /** Decay gives memory back within 2 x decayMillis (1 s by default) of the release; the rest is margin. */
-    private static final double SETTLE_SECONDS = 5;
+    /** Decay gives memory back within 2 x decayMillis (1 s by default) of the release: a bound only a bug reaches. */
+    private static final double SETTLE_SECONDS = 60;
     /** CI's soak length (docs/reliability.md): a soak up to this long peaks at CI_PEAK, a longer one at LONG_PEAK. */
     private static final long CI_SECONDS = 60;
     private static final long CI_PEAK = 32L << 20;
@@ -81,8 +82,8 @@ final class PeakChecks implements Runnable {
     }
 
     /**
-     * The longest wait after a checked peak's release for its memory to settle at or below the bound (all of the
-     * 5 s for a peak that did not).
+     * The longest wait after a checked peak's release for its memory to settle at or below the bound (all of
+     * {@link #SETTLE_SECONDS} for a peak that did not).
      */
     long longestWaitNanos() {
         return longestWaitNanos;

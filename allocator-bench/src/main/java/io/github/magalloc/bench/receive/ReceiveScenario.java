@@ -23,7 +23,14 @@ import java.util.function.LongSupplier;
  */
 public final class ReceiveScenario {
     static final long SAMPLE_MILLIS = 5;
-    private static final long STOP_TIMEOUT_SECONDS = 15;
+    /**
+     * The least a measured window holds: it lasts its set length, and on a machine too busy to sample or serve within
+     * it, until it has this many samples and a request ({@link #WINDOW_HANG_SECONDS} more at most, a bound only a hang
+     * reaches).
+     */
+    static final int MIN_SAMPLES = 21;
+    private static final long WINDOW_HANG_SECONDS = 120;
+    private static final long STOP_TIMEOUT_SECONDS = 60;
 
     private ReceiveScenario() {
     }
@@ -45,6 +52,7 @@ public final class ReceiveScenario {
             Sampler sampler = new Sampler(() -> AllocatorKind.usedMemory(allocator), server.counters.inFlight::get);
             sampler.start();
             sleep(config.measureSeconds());
+            awaitLeastWindow(sampler, () -> server.counters.requests.sum() - requestsBefore);
             long requests = server.counters.requests.sum() - requestsBefore;
             long allocated = server.workerAllocatedBytes() - allocatedBefore;
             double seconds = (System.nanoTime() - start) / 1e9;
@@ -65,6 +73,14 @@ public final class ReceiveScenario {
         }
     }
 
+    /** After the window's set length: until it holds {@link #MIN_SAMPLES} samples and a request. */
+    private static void awaitLeastWindow(Sampler sampler, LongSupplier requests) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WINDOW_HANG_SECONDS);
+        while ((sampler.samples < MIN_SAMPLES || requests.getAsLong() < 1) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+
     private static void sleep(double seconds) throws InterruptedException {
         long millis = Math.round(seconds * 1000);
         if (millis > 0) {
@@ -80,7 +96,8 @@ public final class ReceiveScenario {
         private double usedSum;
         private double inFlightSum;
         private long maxUsed = -1;
-        private int samples;
+        /** Written by the sampler only; volatile, as the window's end reads it meanwhile. */
+        private volatile int samples;
 
         Sampler(LongSupplier used, LongSupplier inFlight) {
             super("receive-sampler");
