@@ -1,21 +1,32 @@
 package io.github.magalloc;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.Test;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * An allocator nobody references any more is collected with its memory while the threads that used it run on: 1,000
@@ -25,6 +36,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * task (which holds its magazine weakly) and the flight recorder's watch list (weakly, pruned as it grows); the direct
  * slabs of a pool nothing reaches go back through its cleaner.
  *
+ * <p>Three threads that go on living hold nothing either: an event loop that only allocated huge buffers (its magazine
+ * never takes a chunk, so no tick runs), an event loop whose decay ticks stopped (it refused a task, and the owner took
+ * the ticks over on its slow paths), and a virtual thread that allocated and still runs (a connection's thread parked
+ * between requests). Each of {@value #FEW} allocators used there is collected, and the memory comes back.
+ *
  * <p>A JVM of its own (heap and direct memory are global), with Netty's direct buffers freed only when asked
  * ({@code -Dio.netty.tryReflectionSetAccessible=true} and {@code java.nio} opened, as the benchmarks run): there the
  * collector alone gives no direct memory back, so only the cleaner can.
@@ -32,6 +48,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DroppedAllocatorsTest {
     private static final int ALLOCATORS = 1000;
     private static final long LIMIT_BYTES = 16L << 20;
+    /** Allocators dropped in each of the live-thread cases. */
+    private static final int FEW = 20;
+    /** Above the pooled sizes: never takes a chunk. */
+    private static final int HUGE = 4 << 20;
+    /** Served by a large chunk, which a release from another thread can empty. */
+    private static final int LARGE = 64 * 1024;
+    /** Collections (100 ms apart) to wait for dropped allocators to go: only a leak reaches it on a busy machine. */
+    private static final int COLLECTIONS = 300;
 
     @Test
     void droppedAllocatorsLeaveAtMost16MiBOfHeapAnd16MiBOfDirectMemory() throws Exception {
@@ -75,6 +99,183 @@ class DroppedAllocatorsTest {
         } finally {
             plain.shutdown();
             loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
+    void anEventLoopThatOnlyAllocatedHugeBuffersHoldsNoDroppedAllocator() throws Exception {
+        EventExecutor loop = new DefaultEventExecutor();
+        try {
+            long directBefore = directMemory();
+            List<WeakReference<Object>> dropped = new ArrayList<>();
+            for (int i = 0; i < FEW; i++) {
+                MagazineByteBufAllocator alloc = new MagazineByteBufAllocator(true);
+                onLoop(loop, () -> {
+                    alloc.directBuffer(HUGE).release();
+                    alloc.heapBuffer(HUGE).release();
+                    return null;
+                });
+                dropped.add(new WeakReference<>(alloc));
+            }
+            assertCollectedWithTheirMemory(dropped, directBefore);
+            assertThat(loop.isShuttingDown()).as("the loop still runs").isFalse();
+        } finally {
+            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    /**
+     * The loop refuses the task a release from another thread asks of it (a large chunk emptied), so the owner takes
+     * its ticks over on its slow paths at its next large allocation and cancels the loop's: no tick of the loop will
+     * run for it again.
+     */
+    @Test
+    void anEventLoopWhoseDecayTicksStoppedHoldsNoDroppedAllocator() throws Exception {
+        RefusingWhenAsked loop = new RefusingWhenAsked();
+        try {
+            long directBefore = directMemory();
+            List<WeakReference<Object>> dropped = new ArrayList<>();
+            for (int i = 0; i < FEW; i++) {
+                MagazineByteBufAllocator alloc = new MagazineByteBufAllocator(true);
+                ByteBuf large = onLoop(loop, () -> alloc.directBuffer(LARGE));
+                loop.refusing = true;
+                try {
+                    large.release(); // empties the loop's large chunk: the loop is asked to collect, and refuses
+                } finally {
+                    loop.refusing = false;
+                }
+                assertThat(loop.refused).as("tasks the loop refused").isEqualTo(i + 1);
+                onLoop(loop, () -> alloc.directBuffer(LARGE).release()); // the owner's slow path: ticks move here
+                dropped.add(new WeakReference<>(alloc));
+            }
+            assertCollectedWithTheirMemory(dropped, directBefore);
+            assertThat(loop.isShuttingDown()).as("the loop still runs").isFalse();
+        } finally {
+            loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
+        }
+    }
+
+    @Test
+    void aRunningVirtualThreadHoldsNoDroppedAllocator() throws Exception {
+        assumeTrue(Runtime.version().feature() >= 21, "virtual threads: JDK 21+");
+        long directBefore = directMemory();
+        List<WeakReference<Object>> dropped = new ArrayList<>();
+        List<Thread> parked = new ArrayList<>();
+        CountDownLatch end = new CountDownLatch(1);
+        try {
+            for (int i = 0; i < FEW; i++) {
+                dropped.add(usedOnAVirtualThreadThatParks(parked, end));
+            }
+            assertCollectedWithTheirMemory(dropped, directBefore);
+            assertThat(parked).as("the virtual threads still run").allMatch(Thread::isAlive);
+        } finally {
+            end.countDown();
+            for (Thread thread : parked) {
+                thread.join();
+            }
+        }
+    }
+
+    /**
+     * An allocator used on a new virtual thread, which then parks until {@code end}: the thread takes it from a holder
+     * it empties, in a frame that returns before it parks, so that only magalloc's own links could keep it.
+     */
+    private static WeakReference<Object> usedOnAVirtualThreadThatParks(List<Thread> parked, CountDownLatch end)
+        throws InterruptedException {
+        AtomicReference<ByteBufAllocator> handed = new AtomicReference<>(new MagazineByteBufAllocator(true));
+        WeakReference<Object> allocator = new WeakReference<>(handed.get());
+        CountDownLatch used = new CountDownLatch(1);
+        parked.add(startVirtual(() -> {
+            useOnce(handed.getAndSet(null));
+            used.countDown();
+            awaitQuietly(end); // a connection's thread between requests
+        }));
+        assertThat(used.await(30, TimeUnit.SECONDS)).as("the virtual thread allocated").isTrue();
+        return allocator;
+    }
+
+    /** Small and large buffers, heap and direct, allocated and released. */
+    private static void useOnce(ByteBufAllocator alloc) {
+        alloc.directBuffer(256).release();
+        alloc.heapBuffer(256).release();
+        alloc.directBuffer(LARGE).release();
+    }
+
+    /** Waits until every allocator is collected (a bound only a leak reaches), then for their direct memory. */
+    private static void assertCollectedWithTheirMemory(List<WeakReference<Object>> dropped, long directBefore)
+        throws InterruptedException {
+        long directLeft = Long.MAX_VALUE;
+        for (int i = 0; i < COLLECTIONS && (held(dropped) > 0 || directLeft > LIMIT_BYTES); i++) {
+            System.gc();
+            Thread.sleep(100); // the cleaners run on their own thread after the collection
+            directLeft = directMemory() - directBefore;
+        }
+        assertThat(held(dropped)).as("dropped allocators still reachable, of %d", dropped.size()).isZero();
+        assertThat(directLeft).as("direct memory left after the allocators were dropped").isLessThanOrEqualTo(
+            LIMIT_BYTES);
+    }
+
+    private static long held(List<WeakReference<Object>> dropped) {
+        return dropped.stream().filter(ref -> ref.get() != null).count();
+    }
+
+    private static <T> T onLoop(EventExecutor loop, Callable<T> work) throws Exception {
+        try {
+            return loop.submit(work).get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError(e.getCause());
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code Thread.ofVirtual().start(task)}, by name: the tests compile for JDK 17. */
+    private static Thread startVirtual(Runnable task) {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+            Class<?> builder = Class.forName("java.lang.Thread$Builder");
+            Object ofVirtual = lookup.findStatic(Thread.class, "ofVirtual",
+                MethodType.methodType(Class.forName("java.lang.Thread$Builder$OfVirtual"))).invoke();
+            return (Thread) lookup.findVirtual(builder, "start", MethodType.methodType(Thread.class, Runnable.class))
+                .invoke(ofVirtual, task);
+        } catch (Throwable e) {
+            throw new AssertionError("Thread.ofVirtual() failed", e);
+        }
+    }
+
+    /** An event loop that refuses the tasks others give it while {@link #refusing}, as a closed executor would. */
+    private static final class RefusingWhenAsked extends SingleThreadEventExecutor {
+        volatile boolean refusing;
+        volatile int refused;
+
+        RefusingWhenAsked() {
+            super(null, new DefaultThreadFactory("refusing-when-asked"), true);
+        }
+
+        @Override
+        protected void run() {
+            do {
+                Runnable task = takeTask();
+                if (task != null) {
+                    runTask(task);
+                    updateLastExecutionTime();
+                }
+            } while (!confirmShutdown());
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            if (refusing) {
+                refused++; // one refusing thread at a time: the test's
+                throw new RejectedExecutionException("refused by the test");
+            }
+            super.execute(task);
         }
     }
 

@@ -11,6 +11,13 @@ public abstract class BufferMemory {
 
     protected BufferMemory(Slab slab) {
         this.slab = slab;
+    }
+
+    /**
+     * Links the slab to this memory (weakly), for the live bytes an error's report asks for; called by the maker once
+     * the memory is made, so that no half-made object is linked.
+     */
+    public final void linkToSlab() {
         slab.cutBy = new WeakReference<>(this);
     }
 

@@ -1,20 +1,34 @@
 package io.github.magalloc.buffer;
 
+import io.netty.util.internal.CleanableDirectBuffer;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
- * The direct slabs of one pool that are taken from the system and not yet freed, so that a pool that becomes
- * unreachable still gives its memory back: Netty frees most direct memory only when asked, not when the collector
- * collects the buffer, so the slabs of a dropped allocator would stay with the process for good. A cleaner watching
- * the pool calls {@link #freeAll} once nothing reaches it any more: no buffer, live or stale, can then touch a slab.
+ * The slabs of one pool that are taken from the system and not yet freed: for the pool's accounting and reports, and,
+ * for direct memory, so that a pool that becomes unreachable still gives its memory back. Netty frees most direct
+ * memory only when asked, not when the collector collects the buffer, so the slabs of a dropped allocator would stay
+ * with the process for good: a cleaner watching the pool runs {@link #freeAllTask} once nothing reaches it any more
+ * (no buffer, live or stale, can then touch a slab).
  *
  * <p>An intrusive doubly linked list through the slabs, under this object's lock: adding and removing a slab make no
- * garbage (a slab is taken or freed on a cold path, but large chunks come and go often enough that an entry object per
- * slab would show in the garbage per operation). Invariant: a slab is in the list from {@link #add} until the one call
- * that removes it, {@link #remove} or {@link #freeAll}, which alone frees it: so no slab is freed twice even if both
- * run at once.
+ * garbage. Beside it, for direct slabs, the set of their memory handles (Netty's), which the cleaner's task frees: a
+ * task of the JDK's classes over objects of the JDK's and Netty's ({@code JdkOnlyTasks}), so that a pool's registration
+ * keeps nothing of magalloc's class loader (an undeployed application's). Invariant: a slab is in both from
+ * {@link #add} until {@link #remove} takes it out, whose caller alone frees it; the cleaner's task runs only once no
+ * slab of the pool is reachable, so never beside a {@link #remove}.
  */
 public final class LiveSlabs {
     private Slab first;
     private long bytes;
+    /** Direct slabs' memory handles; null for heap slabs, which the collector takes. */
+    private final Set<CleanableDirectBuffer> directMemory;
+
+    /** The live slabs of a pool of direct memory if {@code direct}, else of heap. */
+    public LiveSlabs(boolean direct) {
+        this.directMemory = direct ? ConcurrentHashMap.newKeySet() : null;
+    }
 
     /** A slab just taken from the system. */
     public synchronized void add(Slab slab) {
@@ -25,6 +39,9 @@ public final class LiveSlabs {
         }
         first = slab;
         bytes += slab.size;
+        if (directMemory != null) {
+            directMemory.add(slab.cleanable());
+        }
     }
 
     /**
@@ -46,26 +63,19 @@ public final class LiveSlabs {
         slab.previousLive = null;
         slab.nextLive = null;
         bytes -= slab.size;
+        if (directMemory != null) {
+            directMemory.remove(slab.cleanable());
+        }
         return true;
     }
 
     /**
-     * Frees every slab still in the list; returns their bytes. For the cleaner of a pool nothing reaches any more. All
-     * under the lock, so that a {@link #remove} racing with it finds its slab either still linked or gone.
+     * Direct slabs' memory handles, Netty's objects in a JDK set: what the cleaner of a pool nothing reaches any more
+     * frees, with a task of the JDK's classes ({@code JdkOnlyTasks}), so that the registration keeps nothing of
+     * magalloc's class loader. Null for heap slabs.
      */
-    public synchronized long freeAll() {
-        long freed = bytes;
-        Slab slab = first;
-        first = null;
-        bytes = 0;
-        while (slab != null) {
-            Slab next = slab.nextLive;
-            slab.previousLive = null;
-            slab.nextLive = null;
-            slab.free();
-            slab = next;
-        }
-        return freed;
+    public Iterable<CleanableDirectBuffer> directMemory() {
+        return directMemory;
     }
 
     /** Bytes of the live buffers in the listed slabs, as their chunks count them (racy; for an error's report). */

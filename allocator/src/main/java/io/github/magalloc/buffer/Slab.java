@@ -177,6 +177,11 @@ public final class Slab {
         return (long) size + (size <= Integer.MAX_VALUE - ALIGNMENT ? ALIGNMENT : 0);
     }
 
+    /** The memory handle of a direct slab (Netty's); null for a heap slab. */
+    CleanableDirectBuffer cleanable() {
+        return cleanable;
+    }
+
     /** Bytes of live buffers in this slab now (racy; for an error's report). */
     public long liveBufferBytes() {
         WeakReference<BufferMemory> link = cutBy;

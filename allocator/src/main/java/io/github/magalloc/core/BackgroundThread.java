@@ -1,8 +1,5 @@
 package io.github.magalloc.core;
 
-import io.netty.util.internal.logging.InternalLogger;
-import io.netty.util.internal.logging.InternalLoggerFactory;
-
 import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -15,10 +12,16 @@ import java.util.concurrent.TimeUnit;
  * {@link #KEEP_ALIVE_NANOS} with nothing to do, so no thread waits while nothing is due and none keeps the JVM from
  * exiting.
  *
- * <p>Invariant, under this object's lock: {@code !queue.isEmpty() => thread != null} (a queued task has a thread to
- * run it). {@link #schedule} starts the thread before it queues, so a thread that cannot be started (the JVM out of
- * threads, say) leaves nothing queued: the caller sees the exception and nothing waits for a thread that never comes.
- * The thread clears {@link #thread} only under the lock, when the queue is empty, or when it dies.
+ * <p>Invariant, under this object's lock: {@code !queue.isEmpty() => thread != null || a caller is starting one} (a
+ * queued task has a thread to run it). {@link #schedule} queues, then starts a thread outside the lock if none runs
+ * (starting a thread may block, and callers hold locks of their own); a thread that cannot be started takes its
+ * caller's task out again, so the caller sees the exception and nothing waits for a thread that never comes. Several
+ * callers may start one at once: the first to reach the queue runs it, the others end. The running thread clears
+ * {@link #thread} only under the lock, when the queue is empty, or when it dies, and then starts a successor if tasks
+ * are left. A task that throws is an upkeep failure ({@link UpkeepFailures}): counted, and the tasks behind it run.
+ * Once magalloc's classes are gone ({@link UpkeepFailures#classesGone}: its application was undeployed) the thread
+ * drops its tasks and ends, and nothing is queued again: tasks that cannot load their classes must not keep the
+ * loader.
  */
 final class BackgroundThread {
     /** Runs a task once after a delay, on a thread of its own; throws when no thread can run it. */
@@ -32,8 +35,6 @@ final class BackgroundThread {
     }
 
     static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-    private static final InternalLogger logger = InternalLoggerFactory.getInstance(BackgroundThread.class);
 
     /**
      * The JVM's one instance, made with this class (a pool's construction initializes it) rather than by the first
@@ -75,13 +76,36 @@ final class BackgroundThread {
     }
 
     /** Queues {@code task} to run {@code delayMillis} from now; throws, queuing nothing, if no thread can be started. */
-    synchronized void schedule(Runnable task, long delayMillis) {
-        if (thread == null) {
-            thread = starter.start(name, body);
+    void schedule(Runnable task, long delayMillis) {
+        scheduleAt(task, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMillis)));
+    }
+
+    /** As {@link #schedule}, due at {@code dueNanos} ({@link System#nanoTime}); tests give several one time base. */
+    void scheduleAt(Runnable task, long dueNanos) {
+        if (UpkeepFailures.classesGone()) {
+            return; // the application is undeployed: nothing could run it
         }
-        queue.add(new Timed(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMillis)),
-            scheduled++, task));
-        notifyAll();
+        Timed timed = new Timed(dueNanos, 0, task);
+        boolean start;
+        synchronized (this) {
+            timed.order = scheduled++;
+            queue.add(timed);
+            start = thread == null;
+            notifyAll();
+        }
+        if (start) {
+            try {
+                starter.start(name, body);
+            } catch (RuntimeException | Error refused) {
+                synchronized (this) {
+                    if (thread == null) {
+                        queue.remove(timed); // nobody will run it: the caller hears of it
+                        throw refused;
+                    }
+                }
+                // Another thread runs the queue meanwhile: the task will run.
+            }
+        }
     }
 
     /** Tasks queued and not yet started; tests read it. */
@@ -95,22 +119,47 @@ final class BackgroundThread {
     }
 
     private void runTasks() {
+        synchronized (this) {
+            if (thread != null) {
+                return; // another caller's thread runs the queue
+            }
+            thread = Thread.currentThread();
+        }
+        boolean idle = false;
         try {
             Runnable task;
             while ((task = nextTask()) != null) {
                 try {
                     task.run();
-                } catch (RuntimeException | Error e) {
+                } catch (Throwable e) {
                     // Every task is the allocator's own and handles its failures; one that still throws must not
                     // stop the tasks behind it.
-                    logger.warn("magalloc: a background task failed", e);
+                    UpkeepFailures.failed(UpkeepFailures.Kind.BACKGROUND_TASK, e);
                 }
             }
+            idle = true;
         } finally {
-            synchronized (this) {
-                if (thread == Thread.currentThread()) {
-                    thread = null; // died (an Error in the loop itself): the next schedule starts another
-                }
+            if (!idle) {
+                startSuccessorIfTasksLeft();
+            }
+        }
+    }
+
+    /** Cold: the running thread dies (an Error in the loop itself): another runs the tasks left, if any. */
+    private void startSuccessorIfTasksLeft() {
+        boolean tasksLeft;
+        synchronized (this) {
+            if (thread == Thread.currentThread()) {
+                thread = null;
+            }
+            tasksLeft = thread == null && !queue.isEmpty();
+        }
+        if (tasksLeft) {
+            try {
+                starter.start(name, body);
+            } catch (Throwable e) {
+                // The next schedule starts one; the tasks wait for it.
+                UpkeepFailures.failed(UpkeepFailures.Kind.THREAD_START, e);
             }
         }
     }
@@ -119,6 +168,11 @@ final class BackgroundThread {
     private synchronized Runnable nextTask() {
         long idleSince = System.nanoTime();
         while (true) {
+            if (UpkeepFailures.classesGone()) {
+                queue.clear();
+                thread = null;
+                return null;
+            }
             Timed head = queue.peek();
             long now = System.nanoTime();
             long waitNanos;
@@ -145,7 +199,8 @@ final class BackgroundThread {
     /** A queued task. Not private: {@link ClassesLoadedAhead} loads it (the first schedule is a release's). */
     static final class Timed implements Comparable<Timed> {
         final long dueNanos;
-        final long order;
+        /** Its place in the order of scheduling, set under the queue's lock before it is queued. */
+        long order;
         final Runnable task;
 
         Timed(long dueNanos, long order, Runnable task) {

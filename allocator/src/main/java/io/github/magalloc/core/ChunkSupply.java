@@ -42,7 +42,7 @@ final class ChunkSupply {
         if (direct) {
             // Once nothing reaches this supply (every chunk, magazine and buffer object of the pool does), no buffer
             // can touch a slab: the ones still taken go back. Heap slabs need nothing: the collector takes them.
-            AfterCollection.register(this, slabs.freeAllTask());
+            AfterCollection.registerJdkOnly(this, slabs.freeAllTask());
         }
     }
 

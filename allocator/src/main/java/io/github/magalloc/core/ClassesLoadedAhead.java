@@ -25,6 +25,10 @@ final class ClassesLoadedAhead {
         DaemonThreads.class, BackgroundThread.Timed.class,
         // A slab's check against the direct memory limit, and a shortage's (protocol 9 (making room)).
         DirectMemoryLimit.class, MakingRoom.class, MakingRoom.Shortage.class, GiveBackRound.class, OwnerRequests.class,
+        // Upkeep's failure policy, and the work after a collection (a virtual thread's release arms a sweep).
+        UpkeepFailures.class, UpkeepFailures.Kind.class, AfterCollection.Reported.class, AfterCollection.Waiting.class,
+        VirtualThreadObjects.Sweep.class, GivenBackAfterUnlock.class, GivenBackAfterUnlock.Batch.class,
+        GiveBack.AtOnce.class,
         // Netty's: a thread's kind is checked at each allocation; a stale release throws.
         FastThreadLocalThread.class, IllegalReferenceCountException.class,
         // JCTools': the reuse pool's queue calls it at its first offer and poll.

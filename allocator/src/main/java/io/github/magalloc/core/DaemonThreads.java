@@ -4,7 +4,7 @@ import java.security.AccessController;
 import java.security.PrivilegedAction;
 
 /**
- * The allocator's own threads ({@code magalloc-background}, {@code magalloc-sweeper}): daemons that keep nothing of
+ * The allocator's own threads ({@code magalloc-background}, {@code magalloc-arena-closes}): daemons that keep nothing of
  * the application thread that happens to start them. A new {@link Thread} would copy that thread's inheritable thread
  * locals, its context class loader, its thread group and (JDK 17 to 23) its access-control context, whose protection
  * domains name the class loaders of every class on its stack: a web application's loader, say, kept for the life of

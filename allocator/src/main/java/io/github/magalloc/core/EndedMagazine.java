@@ -15,6 +15,8 @@ package io.github.magalloc.core;
 final class EndedMagazine {
     private final ThreadMagazine magazine;
     private final PaddedSpinLock lock = new PaddedSpinLock();
+    /** What a lock holder retired, given back by it right after its unlock ({@link #unlock}). */
+    final GivenBackAfterUnlock givenBackAfterUnlock = new GivenBackAfterUnlock();
 
     EndedMagazine(ThreadMagazine magazine) {
         this.magazine = magazine;
@@ -44,7 +46,7 @@ final class EndedMagazine {
                 owner != Thread.currentThread(), heldBytes, magazine.chunkBytes(), magazine.chunkCount(),
                 supply.context.metrics.endedThreadsBytes());
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -54,7 +56,7 @@ final class EndedMagazine {
         try {
             magazine.releaseLocal(chunk, segment);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -68,7 +70,18 @@ final class EndedMagazine {
         try {
             magazine.collectAllRemoteReleases(false);
         } finally {
-            lock.unlock();
+            unlock();
         }
+    }
+
+    /** Unlocks, then gives back what this holder retired under the lock ({@link GivenBackAfterUnlock}). */
+    private void unlock() {
+        if (!givenBackAfterUnlock.any()) {
+            lock.unlock();
+            return;
+        }
+        GivenBackAfterUnlock.Batch batch = givenBackAfterUnlock.takeAll();
+        lock.unlock();
+        batch.giveBack(magazine.supply);
     }
 }

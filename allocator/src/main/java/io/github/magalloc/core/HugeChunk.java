@@ -10,6 +10,7 @@ final class HugeChunk extends Chunk {
     HugeChunk(Slab slab, ChunkSupply supply) {
         super(slab, supply.context);
         this.supply = supply;
+        linkToSlab();
     }
 
     @Override

@@ -115,6 +115,7 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
         if (padding > 0) {
             usedPages[usedPages.length - 1] = -1L << (64 - padding);
         }
+        linkToSlab();
     }
 
     /** Bytes a buffer of {@code size} bytes takes: whole pages. */
@@ -251,24 +252,21 @@ final class LargeChunk extends Chunk implements SpinLock.Word {
 
     /**
      * Owner only: the magazine lets go of this chunk (it is not needed, the magazine trims, or its thread ended).
-     * The slab goes back now if no buffer uses it, else with the last buffer's release. Nothing if a shortage already
-     * took the chunk ({@link #reclaimIfUnused}): its slab went back then.
+     * Returns true if no buffer uses it: the caller then gives its slab back (the owner may hold a stripe's lock, and
+     * gives back after its unlock); else the slab goes back with the last buffer's release. False too if a shortage
+     * already took the chunk ({@link #reclaimIfUnused}): its slab went back then.
      */
-    void detach() {
-        boolean giveBack;
+    boolean detach() {
         SpinLock.lock(this);
         try {
             if (detached) {
-                return;
+                return false;
             }
             soDetached();
             room.clearBit(roomBit);
-            giveBack = usedPageCount == 0;
+            return usedPageCount == 0;
         } finally {
             SpinLock.unlock(this);
-        }
-        if (giveBack) {
-            supply.retireLargeChunk(slab);
         }
     }
 

@@ -87,7 +87,7 @@ final class LargeChunks {
                 if (offset >= 0) {
                     allocated(chunk, buf, offset, runBytes, initialCapacity, maxCapacity);
                     if (spare != null) {
-                        supply.releaseLargeSlab(spare);
+                        magazine.giveBack().largeSpare(spare);
                     }
                     return true;
                 }
@@ -287,7 +287,9 @@ final class LargeChunks {
         if (chunk.countedAsSpare) {
             uncountSpare(chunk);
         }
-        chunk.detach();
+        if (chunk.detach()) {
+            magazine.giveBack().largeChunk(chunk.slab);
+        }
         slots[chunk.slot] = null;
         while (slotLimit > 0 && slots[slotLimit - 1] == null) {
             slotLimit--;

@@ -22,7 +22,7 @@ import io.github.magalloc.buffer.Slab;
  * {@link #moveToPartial} or {@link #retire}, which keep:
  * <pre>
  *   current[c] == chunk         =>  chunk.list == null
- *   chunk.list == partial[c]    =>  chunk.freeCount > 0          (refill makes a partial chunk current unseen)
+ *   chunk.list == partial(c)    =>  chunk.freeCount > 0          (refill makes a partial chunk current unseen)
  *   chunk retired               <=> chunk.freeCount == segmentCount, not current, in no list, magazine == null
  * </pre>
  * and tell the kind through {@link #onPlaceChanged} and {@link #onParkedFreeCountRose}, the hooks a stripe keeps its
@@ -35,10 +35,8 @@ import io.github.magalloc.buffer.Slab;
 abstract class Magazine extends MagazineOwnerIdPad {
     final ChunkSupply supply;
     private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
-    /** Non-current chunks with free segments (as far as the owner knows); made on first use. */
-    private final ChunkList[] partial = new ChunkList[SizeClasses.COUNT];
-    /** Non-current chunks that had no free segment when last looked at; other threads' releases may refill them. */
-    private final ChunkList[] full = new ChunkList[SizeClasses.COUNT];
+    /** Non-current chunks: partial (with free segments, as far as the owner knows) and full. */
+    private final ParkedChunks parked = new ParkedChunks();
     /** Allocations and bytes requested per size class (waste statistics); the owner counts. */
     final RequestCounts requests = new RequestCounts();
 
@@ -118,7 +116,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
         if (chunk.isEntirelyFree()) {
             unpark(chunk);
             retire(chunk);
-        } else if (chunk.freeCount > 0 && chunk.list == full[chunk.sizeClass]) {
+        } else if (chunk.freeCount > 0 && parked.isInFullList(chunk)) {
             moveToPartial(chunk);
         }
     }
@@ -152,7 +150,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
     /** Parks a chunk that is neither current nor in a list: partial if it has a free segment, else full. */
     final void park(SizeClassChunk chunk) {
         assert current[chunk.sizeClass] != chunk : "a current chunk parked";
-        (chunk.freeCount > 0 ? partialOf(chunk.sizeClass) : fullOf(chunk.sizeClass)).add(chunk);
+        (chunk.freeCount > 0 ? parked.partialOf(chunk.sizeClass) : parked.fullOf(chunk.sizeClass)).add(chunk);
         onPlaceChanged(chunk);
     }
 
@@ -165,7 +163,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
     private void moveToPartial(SizeClassChunk chunk) {
         assert chunk.freeCount > 0 : "a chunk with no free segment moved to the partial list";
         chunk.list.remove(chunk);
-        partialOf(chunk.sizeClass).add(chunk);
+        parked.partialOf(chunk.sizeClass).add(chunk);
         onPlaceChanged(chunk);
     }
 
@@ -174,8 +172,11 @@ abstract class Magazine extends MagazineOwnerIdPad {
         assert chunk.isEntirelyFree() && !chunk.isParked() && current[chunk.sizeClass] != chunk
             && chunk.lpMagazine() == this : "retired a chunk that is in use, placed, or not this magazine's";
         onRetiring(chunk);
-        supply.retireChunk(chunk);
+        giveBack().chunk(chunk);
     }
+
+    /** How this magazine's owner gives back what it retires: at once, or after its lock's unlock. */
+    abstract GiveBack giveBack();
 
     /** Owner: {@code chunk} leaves this magazine for good (a thread's ended magazine counts down what it holds). */
     void onRetiring(SizeClassChunk chunk) {
@@ -237,6 +238,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
     private SizeClassChunk newChunk(int sizeClass, Slab slab) {
         SizeClassChunk chunk = supply.context.isDebug() ? new DebugSizeClassChunk(slab, supply.context, this, sizeClass)
             : new SizeClassChunk(slab, supply.context, this, sizeClass);
+        chunk.linkToSlab();
         onChunkTaken();
         supply.chunkActivated(chunk, isThreadMagazine(), false);
         return chunk;
@@ -244,7 +246,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
 
     private void giveBackUnused(Slab spare) {
         if (spare != null) {
-            supply.releaseSlab(spare);
+            giveBack().spare(spare);
         }
     }
 
@@ -261,7 +263,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
      */
     private SizeClassChunk collectForeignReleases(int sizeClass) {
         SizeClassChunk empty = null;
-        for (SizeClassChunk chunk = fullOf(sizeClass).first(), following; chunk != null; chunk = following) {
+        for (SizeClassChunk chunk = parked.fullOf(sizeClass).first(), following; chunk != null; chunk = following) {
             following = chunk.next;
             if (chunk.drainRemote() == 0) {
                 continue;
@@ -290,7 +292,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
 
     /** The partial chunk of the class that has waited longest, taken out of its list, or null. */
     private SizeClassChunk takeFirstPartial(int sizeClass) {
-        SizeClassChunk chunk = partialOf(sizeClass).first();
+        SizeClassChunk chunk = parked.partialOf(sizeClass).first();
         if (chunk != null) {
             unpark(chunk);
         }
@@ -306,8 +308,8 @@ abstract class Magazine extends MagazineOwnerIdPad {
      */
     final void collectAllRemoteReleases(boolean waitForClaims) {
         for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
-            collectRemoteReleases(partial[sizeClass], waitForClaims);
-            collectRemoteReleases(full[sizeClass], waitForClaims);
+            collectRemoteReleases(parked.partialIfMade(sizeClass), waitForClaims);
+            collectRemoteReleases(parked.fullIfMade(sizeClass), waitForClaims);
         }
     }
 
@@ -351,8 +353,8 @@ abstract class Magazine extends MagazineOwnerIdPad {
     final boolean decaySizeClassedChunks() {
         boolean holds = false;
         for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
-            decayParked(partial[sizeClass]);
-            decayParked(full[sizeClass]);
+            decayParked(parked.partialIfMade(sizeClass));
+            decayParked(parked.fullIfMade(sizeClass));
             SizeClassChunk chunk = current[sizeClass];
             if (chunk != null) {
                 chunk.moveCountsTo(requests);
@@ -381,7 +383,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
                 continue;
             }
             chunk.decayMark = true;
-            if (moved > 0 && chunk.list == full[chunk.sizeClass]) {
+            if (moved > 0 && parked.isInFullList(chunk)) {
                 moveToPartial(chunk);
             }
         }
@@ -410,27 +412,11 @@ abstract class Magazine extends MagazineOwnerIdPad {
         }
     }
 
-    private ChunkList partialOf(int sizeClass) {
-        ChunkList list = partial[sizeClass];
-        if (list == null) {
-            list = partial[sizeClass] = new ChunkList();
-        }
-        return list;
-    }
-
-    private ChunkList fullOf(int sizeClass) {
-        ChunkList list = full[sizeClass];
-        if (list == null) {
-            list = full[sizeClass] = new ChunkList();
-        }
-        return list;
-    }
-
     // ------------------------------------------------------------------ counts (owner only)
 
     /** Number of chunks this magazine holds for {@code sizeClass}. */
     final int chunkCount(int sizeClass) {
-        return (current[sizeClass] == null ? 0 : 1) + sizeOf(partial[sizeClass]) + sizeOf(full[sizeClass]);
+        return (current[sizeClass] == null ? 0 : 1) + parked.count(sizeClass);
     }
 
     /** Number of size-classed chunks this magazine holds. */
@@ -442,10 +428,6 @@ abstract class Magazine extends MagazineOwnerIdPad {
         return n;
     }
 
-    private static int sizeOf(ChunkList list) {
-        return list == null ? 0 : list.size();
-    }
-
     /** Slab bytes of every size-classed chunk this magazine holds. */
     final long chunkBytes() {
         long bytes = 0;
@@ -453,15 +435,7 @@ abstract class Magazine extends MagazineOwnerIdPad {
             if (current[sizeClass] != null) {
                 bytes += current[sizeClass].slab.size;
             }
-            bytes += slabBytes(partial[sizeClass]) + slabBytes(full[sizeClass]);
-        }
-        return bytes;
-    }
-
-    private static long slabBytes(ChunkList list) {
-        long bytes = 0;
-        for (SizeClassChunk chunk = list == null ? null : list.first(); chunk != null; chunk = chunk.next) {
-            bytes += chunk.slab.size;
+            bytes += parked.slabBytes(sizeClass);
         }
         return bytes;
     }

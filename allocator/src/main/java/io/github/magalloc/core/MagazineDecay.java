@@ -2,7 +2,6 @@ package io.github.magalloc.core;
 
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ImmediateEventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 
 import java.lang.invoke.MethodHandles;
@@ -57,7 +56,11 @@ abstract class MagazineDecay {
      */
     abstract void askLoopForOwnerWork();
 
-    /** Whether ticks run while the owner allocates nothing (on its event loop), which can then unpin the magazine. */
+    /**
+     * Owner: whether a tick will run while the owner allocates nothing (ticks are scheduled on its event loop), which
+     * can then unpin the magazine. False before the first chunk and after the ticks stop: a magazine that only
+     * allocates huge buffers never has one, and its thread must not hold it strongly.
+     */
     abstract boolean runsWhenIdle();
 
     /**
@@ -203,8 +206,11 @@ abstract class MagazineDecay {
         private final long periodMillis;
         /** The same task object every time: asking for the owner's work makes no garbage. */
         private final Runnable ownerWork = this::ownerWork;
-        /** Owner only: the periodic tick, or {@link #STOPPED}. */
-        private Future<?> ticks = STOPPED;
+        /**
+         * Owner only: the periodic tick, or null while none is scheduled. (Not a sentinel future of Netty's: making one
+         * initializes a class of Netty's whose static exception would keep the stack of magalloc's classes.)
+         */
+        private Future<?> ticks;
         /**
          * Set by the first refusal, on any thread, never cleared: from then on the executor is asked for nothing and
          * the owner runs the ticks ({@link OnSlowPaths}).
@@ -229,8 +235,6 @@ abstract class MagazineDecay {
             }
         }
 
-        /** What {@link #ticks} holds while no tick is scheduled. */
-        private static final Future<?> STOPPED = ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
 
         OnEventLoop(Target magazine, EventExecutor loop, long periodMillis) {
             super(magazine, periodMillis);
@@ -242,7 +246,7 @@ abstract class MagazineDecay {
         void onChunkTaken() {
             if (lvExecutorRefused()) {
                 super.onChunkTaken();
-            } else if (ticks == STOPPED) {
+            } else if (ticks == null) {
                 start();
             }
         }
@@ -265,10 +269,16 @@ abstract class MagazineDecay {
             }
         }
 
-        /** Owner, once the executor refused: the loop's ticks (if any still run) stop; the owner's slow paths tick. */
+        /**
+         * Owner, once the executor refused: the loop's ticks, if they ran, stop and hand over to the owner's slow paths,
+         * which tick from a period later (the magazine holds chunks: the loop's ticks ran).
+         */
         @Override
         void onSlowPath() {
-            stopLoopTicks();
+            if (ticks != null) {
+                stopLoopTicks();
+                super.onChunkTaken();
+            }
             super.onSlowPath();
         }
 
@@ -277,10 +287,10 @@ abstract class MagazineDecay {
             return lvExecutorRefused();
         }
 
-        /** While the executor takes tasks. */
+        /** While ticks are scheduled and the executor takes tasks. */
         @Override
         boolean runsWhenIdle() {
-            return !lvExecutorRefused();
+            return ticks != null && !lvExecutorRefused();
         }
 
         @Override
@@ -318,15 +328,19 @@ abstract class MagazineDecay {
         }
 
         private void stopLoopTicks() {
-            if (ticks != STOPPED) {
+            if (ticks != null) {
                 ticks.cancel(false);
-                ticks = STOPPED;
+                ticks = null;
             }
         }
 
         private void ownerWork() {
             svOwnerWorkQueued(0);
-            magazine.doOwnerWork();
+            try {
+                magazine.doOwnerWork();
+            } catch (Throwable e) {
+                UpkeepFailures.failed(UpkeepFailures.Kind.DECAY_TICK, e); // asked again at the next request or tick
+            }
         }
 
         /**
@@ -343,13 +357,23 @@ abstract class MagazineDecay {
                 this.decay = new WeakReference<>(decay);
             }
 
+            /**
+             * A tick that throws is counted and the next one runs a period later: an exception escaping here would
+             * end the loop's periodic task, and nothing would start it again while the magazine holds chunks.
+             */
             @Override
             public void run() {
                 OnEventLoop live = decay.get();
-                if (live != null) {
+                if (live == null) {
+                    if (future != null) {
+                        future.cancel(false);
+                    }
+                    return;
+                }
+                try {
                     live.tick();
-                } else if (future != null) {
-                    future.cancel(false);
+                } catch (Throwable e) {
+                    UpkeepFailures.failed(UpkeepFailures.Kind.DECAY_TICK, e);
                 }
             }
         }

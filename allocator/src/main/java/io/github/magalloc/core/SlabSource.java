@@ -2,6 +2,11 @@ package io.github.magalloc.core;
 
 import io.github.magalloc.buffer.LiveSlabs;
 import io.github.magalloc.buffer.Slab;
+import io.netty.util.internal.CleanableDirectBuffer;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class SlabSource {
     private final boolean direct;
-    private final LiveSlabs live = new LiveSlabs();
+    private final LiveSlabs live;
     private final PoolMetrics metrics;
     private final PoolEvents events;
     /** Asked for after every direct slab's memory went back to the C allocator. */
@@ -24,6 +29,7 @@ final class SlabSource {
 
     SlabSource(PoolContext context, NativeTrim trim) {
         this.direct = context.direct;
+        this.live = new LiveSlabs(context.direct);
         this.metrics = context.metrics;
         this.events = context.events;
         this.trim = trim;
@@ -116,20 +122,24 @@ final class SlabSource {
     }
 
     /**
-     * The task that frees the pool's slabs once nothing reaches the pool any more (a dropped allocator), then asks
-     * for a trim of the C heap. It references none of the pool's parts but the list of slabs and the trim, so it does
-     * not keep the pool alive.
+     * The task that frees the pool's direct slabs once nothing reaches the pool any more (a dropped allocator, or an
+     * undeployed application's): made of the JDK's classes over Netty's memory handles ({@link JdkOnlyTasks}), it keeps
+     * nothing of the pool and nothing of magalloc's class loader. (No trim of the C heap follows: the next pool's does.)
      */
     Runnable freeAllTask() {
-        LiveSlabs slabs = live;
-        NativeTrim afterFree = DirectMemoryRelease.HERE == DirectMemoryRelease.BY_THE_COLLECTOR ? NativeTrim.NONE
-            : trim;
-        return () -> {
-            long bytes = slabs.freeAll();
-            if (bytes > 0) {
-                afterFree.afterFree(bytes);
-            }
-        };
+        return JdkOnlyTasks.forEach(live.directMemory(), CLEAN);
+    }
+
+    /** Netty's {@code CleanableDirectBuffer.clean()}, which frees a direct slab's memory. */
+    private static final MethodHandle CLEAN = findClean();
+
+    private static MethodHandle findClean() {
+        try {
+            return MethodHandles.publicLookup().findVirtual(CleanableDirectBuffer.class, "clean",
+                MethodType.methodType(void.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
     }
 
     /** Bytes of the slabs alive, as the list of them counts. */

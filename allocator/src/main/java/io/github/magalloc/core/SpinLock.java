@@ -8,8 +8,10 @@ import java.util.concurrent.locks.LockSupport;
  * the magazine's lists), and a {@link LargeChunk}'s (it guards the chunk's pages). A CAS takes it, an ordered (release)
  * store gives it back. Critical sections are a few dozen instructions (one allocation), so waiting spins briefly and
  * then lets others run: a platform thread yields, a virtual thread spins longer, yields a few times and then parks for
- * a moment ({@link #backOff}). No holder parks or blocks while it holds the lock, so a virtual thread holding it never
- * leaves its carrier. {@link Stripes} waits only when every stripe is busy. Unlike {@code ReentrantLock}, unlocking
+ * a moment ({@link #backOff}), its interrupt put aside for the wait. No holder parks, blocks or starts a thread while it
+ * holds the lock, so a virtual thread holding it never leaves its carrier: what a shared magazine's holder retires goes
+ * back to the supply after its unlock ({@link GivenBackAfterUnlock}), and the only monitors a holder takes (the reuse
+ * pool's, a list of slabs') are never held while blocking. {@link Stripes} waits only when every stripe is busy. Unlike {@code ReentrantLock}, unlocking
  * costs no fence on x86. Not reentrant.
  *
  * <p>A release store orders what the holder wrote before it, not the loads after it: x86 lets the holder's next
@@ -67,8 +69,25 @@ final class SpinLock {
     }
 
     static void lock(Word word) {
-        for (int spins = 0; !tryLock(word); spins = backOff(spins)) {
-            // backOff waits
+        if (!tryLock(word)) {
+            lockAfterWaiting(word);
+        }
+    }
+
+    /**
+     * Cold: waits for the lock. An interrupted virtual thread's park returns at once, so its interrupt is cleared for
+     * the wait (it would spin through every park) and set again once it holds the lock: the caller keeps it.
+     */
+    private static void lockAfterWaiting(Word word) {
+        boolean interrupted = false;
+        for (int spins = 0; !tryLock(word); ) {
+            spins = backOff(spins);
+            if (spins == 0 && Thread.interrupted()) { // after a yield or a park
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -24,6 +24,8 @@ import io.github.magalloc.buffer.Slab;
  */
 final class Stripe extends Magazine {
     private final PaddedSpinLock lock = new PaddedSpinLock();
+    /** What a lock holder retired, given back by it right after its unlock ({@link #unlock}). */
+    private final GivenBackAfterUnlock givenBackAfterUnlock = new GivenBackAfterUnlock();
     private final LargeChunks large;
     /**
      * Lock holder only: the object cache of the plain thread that last allocated here. Plain threads mostly come back
@@ -51,8 +53,28 @@ final class Stripe extends Magazine {
         lock.lock();
     }
 
+    /**
+     * Unlocks, then gives back what this holder retired under the lock: a lock holder never frees a slab, takes the
+     * reuse pool's lock or starts a thread ({@link GivenBackAfterUnlock}).
+     */
     void unlock() {
+        if (!givenBackAfterUnlock.any()) {
+            lock.unlock();
+            return;
+        }
+        GivenBackAfterUnlock.Batch batch = givenBackAfterUnlock.takeAll();
         lock.unlock();
+        batch.giveBack(supply);
+    }
+
+    @Override
+    GiveBack giveBack() {
+        return givenBackAfterUnlock;
+    }
+
+    /** Whether some thread holds the lock now (a snapshot, for tests). */
+    boolean isLockedForTests() {
+        return lock.isHeld();
     }
 
     // ------------------------------------------------------------------ allocation (lock holder)
@@ -97,7 +119,7 @@ final class Stripe extends Magazine {
             }
             segment = chunk.allocateSegment();
         } else if (spare != null) {
-            supply.releaseSlab(spare);
+            givenBackAfterUnlock.spare(spare);
         }
         buf.init(chunk, segment, chunk.offsetOf(segment), chunk.segmentSize, initialCapacity, maxCapacity);
         if (request) {
@@ -129,7 +151,7 @@ final class Stripe extends Magazine {
             retireFreeChunks();
             lastPlainThreadObjects = null;
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -161,7 +183,7 @@ final class Stripe extends Magazine {
                 releaseLocal(chunk, segment);
                 assert mirrorHolds(chunk) : "the parked mirror broken";
             } finally {
-                lock.unlock();
+                unlock();
             }
             return;
         }
@@ -204,7 +226,7 @@ final class Stripe extends Magazine {
                 onParkedChunkFreed(chunk);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -216,7 +238,7 @@ final class Stripe extends Magazine {
                 onParkedChunkFreed(chunk);
             }
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 
@@ -232,7 +254,7 @@ final class Stripe extends Magazine {
         try {
             large.onEmptied(chunk);
         } finally {
-            lock.unlock();
+            unlock();
         }
     }
 

@@ -41,6 +41,8 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
      * published to its thread. Null for magazines that tests make outside any registry.
      */
     Registry registry;
+    /** How the living owner gives back: at once. */
+    private final GiveBack atOnce;
     /** The thread's weak link to this magazine ({@link ThreadMagazines}), made once. */
     final WeakReference<ThreadMagazine> weakLink = new WeakReference<>(this);
     /** Owner only: large allocations so far; with the size-classed ones, tells an idle period from a busy one. */
@@ -73,6 +75,7 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         this.large = new LargeChunks(supply, this);
         this.releasedRuns = new ReleasedRuns(2L * supply.context.settings.maxPooledSize());
         this.keepsReleasedRuns = !supply.context.isDebug();
+        this.atOnce = new GiveBack.AtOnce(supply);
         this.decay = decayOf.apply(this);
         this.ticksOnSlowPaths = decay.ticksOnSlowPaths();
     }
@@ -199,6 +202,16 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         if (registry != null) {
             registry.linkWeakly(this);
         }
+    }
+
+    /**
+     * At once while the owner lives (it holds no lock); once the magazine ended, after the hand-over's unlock, whose
+     * holder owns the lists ({@link GivenBackAfterUnlock}).
+     */
+    @Override
+    GiveBack giveBack() {
+        EndedMagazine handover = ended;
+        return handover == null ? atOnce : handover.givenBackAfterUnlock;
     }
 
     /** The owner takes its own new slabs: nobody waits for it. */

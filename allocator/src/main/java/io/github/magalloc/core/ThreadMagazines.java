@@ -20,10 +20,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p><b>No thread keeps a pool.</b> A thread's entry lives as long as the thread (Netty never frees a thread-local's
  * index), and the thread-local object every thread keeps in its removal set is static and field-free. The entry holds
- * the magazine itself while its event loop's decay ticks run, and a weak reference to it otherwise: a tick that finds
- * the magazine idle for a whole period, or holding nothing, makes the link weak, and the next allocation makes it
- * strong again ({@link #current}'s slow path). A magazine whose ticks do not run while its thread is idle (no event
- * loop, or one that refuses tasks) is always linked weakly. The live set is the one other strong holder. So an
+ * the magazine itself while its event loop's decay ticks are scheduled, and a weak reference to it otherwise: a tick
+ * that finds the magazine idle for a whole period, or holding nothing, makes the link weak, and the next allocation
+ * makes it strong again ({@link #current}'s slow path) if ticks are scheduled. A magazine with no ticks scheduled (no
+ * event loop, one that refuses tasks, or no chunk taken yet, as on a loop that only allocates huge buffers) is linked
+ * weakly: no tick would ever weaken the link. The live set is the one other strong holder. So an
  * allocator nobody references any more, whose magazines allocate nothing, is collected with everything it holds a
  * tick or two later, while the threads that used it run on; each thread keeps a cleared weak reference and an index
  * slot of it (a few dozen bytes): protocol 8 (dropped allocators). The fast path pays a type check for this, not a

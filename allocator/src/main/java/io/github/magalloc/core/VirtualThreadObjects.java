@@ -4,6 +4,7 @@ import io.github.magalloc.buffer.MagByteBuf;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
 
 /**
  * The recycled buffer objects of the virtual threads that allocate from one stripe. A virtual thread usually lives
@@ -88,10 +89,12 @@ final class VirtualThreadObjects extends ObjectCache {
     /** Runs the sweep after the next garbage collection. */
     private final AfterNextCollection sweeps;
     /**
-     * {@link #sweep} as a task, made with the home: a method reference made at its first use would spin its class on
-     * the releasing virtual thread, which is pinned while it does.
+     * {@link #sweep} as a task, made with the home (a method reference made at its first use would spin its class on
+     * the releasing virtual thread, which is pinned while it does). It holds the home weakly: an armed sweep waits in
+     * the JVM's cleaner for as long as a holder runs, and must not keep a dropped allocator's pool alive meanwhile
+     * (protocol 8 (dropped allocators)).
      */
-    private final Runnable sweepTask = this::sweep;
+    private final Runnable sweepTask = new Sweep(this);
     /** True while a sweep is due after the next garbage collection; see the class comment. */
     private volatile boolean sweepArmed;
 
@@ -248,6 +251,23 @@ final class VirtualThreadObjects extends ObjectCache {
         }
         if (holdersRunning) {
             armSweep();
+        }
+    }
+
+    /** A sweep, armed in the JVM's cleaner: of the home if it is still reachable, else nothing. */
+    static final class Sweep implements Runnable {
+        private final WeakReference<VirtualThreadObjects> home;
+
+        Sweep(VirtualThreadObjects home) {
+            this.home = new WeakReference<>(home);
+        }
+
+        @Override
+        public void run() {
+            VirtualThreadObjects live = home.get();
+            if (live != null) {
+                live.sweep();
+            }
         }
     }
 

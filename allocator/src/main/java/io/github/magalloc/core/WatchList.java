@@ -1,7 +1,5 @@
 package io.github.magalloc.core;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.ReferenceQueue;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -9,39 +7,32 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * What a periodic flight-recorder event reports on: objects added as they are made (allocators' pools, receive
- * allocators, one per channel in some applications), held weakly so that nothing is kept alive for the event's sake.
- * Whether or not a recording enables the event, cleared entries leave the list: at every {@link #add} and
- * {@link #forEach}, and after every garbage collection while the list is not empty (a sweep on the
- * {@code magalloc-sweeper} thread, {@link AfterCollection}). So a list that millions of short-lived objects pass through
- * holds, a collection after they are gone, only the live ones.
+ * What a periodic flight-recorder event, or a shortage, reports on or reaches: objects added as they are made
+ * (allocators' pools, receive allocators, one per channel in some applications), held weakly so that nothing is kept
+ * alive for the list's sake. Cleared entries leave the list at every {@link #add}, {@link #forEach} and
+ * {@link #snapshot}, and, while the list holds more than {@link #PRUNE_FROM} entries, on {@code magalloc-background}
+ * every {@link #PRUNE_DELAY_MILLIS} ms: so a list that millions of short-lived objects pass through holds, a little
+ * after they are gone, only the live ones. Nothing is registered for good anywhere (no task waits for every
+ * collection), so a list keeps no class loader of an application that is gone.
  *
  * <p>An intrusive doubly linked list of the weak references under this object's lock: adding and removing cost no
- * table that grows with the peak and never shrinks (a hash set's would). Invariant, whenever the lock is free:
- * {@code size > 0 => a sweep is armed}: {@link #add} links, then arms if none is; the sweep disarms, prunes, then arms
- * again if entries are left (Dekker's handshake on {@link #sweepArmed} and the list, as in protocol 5a (virtual threads' objects)).
+ * table that grows with the peak and never shrinks (a hash set's would).
  *
  * @param <T> the watched objects' type
  */
 public final class WatchList<T> {
+    /** Entries above which the list also prunes itself in the background. */
+    static final int PRUNE_FROM = 256;
+    static final long PRUNE_DELAY_MILLIS = 10_000;
+
     private final ReferenceQueue<T> cleared = new ReferenceQueue<>();
     /** Guarded by this object's lock. */
     private Watched<T> first;
-    /** Guarded by this object's lock. */
-    private int size;
-    /** True while a sweep is due after the next collection. */
-    private volatile boolean sweepArmed;
-    private final Runnable sweep = this::sweep;
-
-    private static final VarHandle SWEEP_ARMED;
-
-    static {
-        try {
-            SWEEP_ARMED = MethodHandles.lookup().findVarHandle(WatchList.class, "sweepArmed", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** Guarded by this object's lock; read without it by the prune's check. */
+    private volatile int size;
+    /** Prunes a big list on magalloc-background; requested at every add. */
+    private final DueTask prune = new DueTask(BackgroundThread.SCHEDULER, () -> PRUNE_DELAY_MILLIS,
+        () -> size > PRUNE_FROM, this::removeCleared, false);
 
     /** Watches {@code object} while something else references it. */
     public void add(T object) {
@@ -55,7 +46,7 @@ public final class WatchList<T> {
             first = entry;
             size++;
         }
-        armSweep();
+        prune.request();
     }
 
     /** Runs {@code action} for every watched object still reachable, under the list's lock. */
@@ -90,21 +81,6 @@ public final class WatchList<T> {
         return size;
     }
 
-    /** After a collection, on the sweeper's thread: prunes, and stays armed while entries are left. */
-    private void sweep() {
-        svSweepArmed(false);
-        removeCleared();
-        if (size() > 0) {
-            armSweep();
-        }
-    }
-
-    private void armSweep() {
-        if (!lvSweepArmed() && casSweepArmed()) {
-            AfterCollection.register(new Object(), sweep);
-        }
-    }
-
     private synchronized void removeCleared() {
         Object polled;
         while ((polled = cleared.poll()) != null) {
@@ -122,20 +98,6 @@ public final class WatchList<T> {
             entry.next = null;
             size--;
         }
-    }
-
-    private boolean lvSweepArmed() {
-        return sweepArmed;
-    }
-
-    /** Of the threads that find no sweep armed, one registers it. */
-    private boolean casSweepArmed() {
-        return SWEEP_ARMED.compareAndSet(this, false, true);
-    }
-
-    /** Volatile: the sweep's disarming comes before its look at the list (the handshake with {@link #add}). */
-    private void svSweepArmed(boolean armed) {
-        sweepArmed = armed;
     }
 
     /** An entry, linked to its neighbours under the list's lock; a reference is enqueued once, so removed once. */

@@ -52,9 +52,10 @@ class BackgroundThreadTest {
         BackgroundThread background = new BackgroundThread("test-background", DaemonThreads::start);
         StringBuffer order = new StringBuffer();
         CountDownLatch done = new CountDownLatch(3);
-        background.schedule(() -> { order.append('c'); done.countDown(); }, 60);
-        background.schedule(() -> { order.append('a'); done.countDown(); }, 0);
-        background.schedule(() -> { order.append('b'); done.countDown(); }, 30);
+        long base = System.nanoTime(); // one time base: a pause between the calls cannot reorder the due times
+        background.scheduleAt(() -> { order.append('c'); done.countDown(); }, base + TimeUnit.MILLISECONDS.toNanos(60));
+        background.scheduleAt(() -> { order.append('a'); done.countDown(); }, base);
+        background.scheduleAt(() -> { order.append('b'); done.countDown(); }, base + TimeUnit.MILLISECONDS.toNanos(30));
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(order).hasToString("abc");
 
@@ -98,6 +99,10 @@ class BackgroundThreadTest {
         application.start();
         application.join();
         Thread started = background.thread();
+        for (int i = 0; i < 1000 && started == null; i++) {
+            Thread.sleep(10); // the thread names itself the runner when it starts
+            started = background.thread();
+        }
         assertThat(started).isNotNull();
         assertThat(started.getContextClassLoader()).isNull();
         assertThat(started.isDaemon()).isTrue();

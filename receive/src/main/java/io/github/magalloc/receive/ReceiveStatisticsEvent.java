@@ -1,5 +1,6 @@
 package io.github.magalloc.receive;
 
+import io.github.magalloc.core.JdkOnlyTasks;
 import io.github.magalloc.core.WatchList;
 import jdk.jfr.Category;
 import jdk.jfr.DataAmount;
@@ -9,6 +10,9 @@ import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.Period;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 
 /**
  * Periodic: a receive allocator's counts since it was made ({@link ReceiveMetric}), one event per allocator at each
@@ -25,10 +29,13 @@ import jdk.jfr.Period;
 final class ReceiveStatisticsEvent extends jdk.jfr.Event {
     /** The receive allocators each period reports; weakly, so one nobody uses can be collected. */
     private static final WatchList<ReceiveMetricProvider> WATCHED = new WatchList<>();
-
-    static {
-        FlightRecorder.addPeriodicEvent(ReceiveStatisticsEvent.class, ReceiveStatisticsEvent::emitAll);
-    }
+    /**
+     * The periodic hook, held here: the flight recorder keeps a task of the JDK's classes that runs it while it is
+     * reachable ({@link JdkOnlyTasks}), so that the recorder keeps nothing of magalloc's class loader.
+     */
+    private static final Runnable EMIT_ALL = ReceiveStatisticsEvent::emitAll;
+    /** Guarded by the class's lock: the hook is registered at the first receive allocator. */
+    private static boolean hooked;
 
     @Label("Receive Allocator")
     @Description("The receive allocator's hashCode(), as in the id tag of magalloc's Micrometer binder")
@@ -54,6 +61,26 @@ final class ReceiveStatisticsEvent extends jdk.jfr.Event {
 
     static void watch(ReceiveMetricProvider receive) {
         WATCHED.add(receive);
+        hookOnce();
+    }
+
+    /**
+     * Registers the periodic hook once, from a thread of the JDK's (the registration's access-control context must not
+     * name magalloc's classes); not in the static initializer, where the registering thread might wait for this
+     * class's initialization.
+     */
+    private static synchronized void hookOnce() {
+        if (hooked) {
+            return;
+        }
+        hooked = true;
+        try {
+            JdkOnlyTasks.register(MethodHandles.insertArguments(MethodHandles.publicLookup().findStatic(
+                FlightRecorder.class, "addPeriodicEvent", MethodType.methodType(void.class, Class.class,
+                    Runnable.class)), 0, ReceiveStatisticsEvent.class, JdkOnlyTasks.weakly(EMIT_ALL)));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("FlightRecorder.addPeriodicEvent is the JDK's", e);
+        }
     }
 
     /** Entries of the list, cleared ones not yet removed included; for tests. */

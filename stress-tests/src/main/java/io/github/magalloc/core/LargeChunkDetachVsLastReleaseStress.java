@@ -31,7 +31,7 @@ public class LargeChunkDetachVsLastReleaseStress {
 
     @Actor
     public void magazineDetaches() {
-        chunk.detach();
+        StressFixtures.detach(chunk);
     }
 
     @Actor

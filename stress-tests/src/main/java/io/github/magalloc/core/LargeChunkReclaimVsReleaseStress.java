@@ -47,7 +47,7 @@ public class LargeChunkReclaimVsReleaseStress {
 
     @Arbiter
     public void check(II_Result r) {
-        chunk.detach(); // the owner's next look lets go of the chunk, taken or found unused
+        StressFixtures.detach(chunk); // the owner's next look lets go of the chunk, taken or found unused
         r.r1 = reclaimed;
         r.r2 = (int) pool.metrics().largeChunks();
     }

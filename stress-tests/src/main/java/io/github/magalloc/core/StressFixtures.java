@@ -130,6 +130,13 @@ final class StressFixtures {
         return largeChunksIn(magazine).add(slab(pool, pages * LargeChunk.PAGE_SIZE));
     }
 
+    /** Lets go of {@code chunk} as its magazine does ({@link LargeChunks}): its slab goes back if no buffer uses it. */
+    static void detach(LargeChunk chunk) {
+        if (chunk.detach()) {
+            chunk.magazine.giveBack().largeChunk(chunk.slab);
+        }
+    }
+
     /** Large chunks in {@code magazine}'s list; call when no other thread touches the magazine. */
     static int largeChunkCount(Magazine magazine) {
         return largeChunksIn(magazine).chunkCount();
