@@ -22,7 +22,7 @@ final class ClassesLoadedAhead {
         // Debug mode's (a setting of some allocators only).
         DebugSizeClassChunk.class, DebugMemory.class,
         // The background thread's: a release on JDK 25 can queue an arena's close and start the thread.
-        DaemonThreads.class, BackgroundThread.Timed.class,
+        DaemonThreads.class, DaemonThreads.NewThread.class, BackgroundThread.Timed.class,
         // A slab's check against the direct memory limit, and a shortage's (protocol 9 (making room)).
         DirectMemoryLimit.class, MakingRoom.class, MakingRoom.Shortage.class, GiveBackRound.class, OwnerRequests.class,
         // Upkeep's failure policy, and the work after a collection (a virtual thread's release arms a sweep).

@@ -21,13 +21,31 @@ final class DaemonThreads {
     // capturing the calling thread's access-control context in the new thread, and on JDK 24+ it just runs the action.
     @SuppressWarnings("removal")
     static Thread newThread(String name, Runnable body) {
-        return AccessController.doPrivileged((PrivilegedAction<Thread>) () -> {
+        return AccessController.doPrivileged(new NewThread(name, body));
+    }
+
+    /**
+     * The action that makes the thread: a class of its own, not a lambda, so that {@code ClassesLoadedAhead} loads it
+     * with the first pool; a lambda's class is spun at its first run, which may be a release on a virtual thread,
+     * pinned to its carrier while it does.
+     */
+    static final class NewThread implements PrivilegedAction<Thread> {
+        private final String name;
+        private final Runnable body;
+
+        NewThread(String name, Runnable body) {
+            this.name = name;
+            this.body = body;
+        }
+
+        @Override
+        public Thread run() {
             Thread thread = new Thread(topThreadGroup(), body, name, 0, false);
             thread.setDaemon(true);
             thread.setPriority(Thread.NORM_PRIORITY);
             thread.setContextClassLoader(null);
             return thread;
-        });
+        }
     }
 
     /** Starts {@link #newThread}; throws what {@link Thread#start()} throws, with no thread running. */
