@@ -3,6 +3,8 @@ package io.github.magalloc.core;
 import io.github.magalloc.buffer.Slab;
 import io.github.magalloc.buffer.SlabStack;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * Frees direct slabs whose memory goes back by closing their own shared arena ({@link DirectMemoryRelease}
  * {@code BY_CLOSING_ITS_ARENA}) on magalloc-arena-closes, in batches, then asks for a trim of the C heap: a close is a
@@ -11,12 +13,14 @@ import io.github.magalloc.buffer.SlabStack;
  * <pre>
  *   pending slabs  =>  a close is due on magalloc-arena-closes       (whenever no close runs; {@link DueTask})
  *   pendingBytes  <=  maxPendingBytes                                 (beyond it the freeing thread closes its own)
+ *   unclosedBytes  ==  pendingBytes + closingBytes                    (freed by the pool, still counted by the limit)
  * </pre>
  * A slab is handed here once, by the one caller that took it out of its pool's live slabs, so it is closed once.
  * The bound keeps a thread that frees faster than the background thread closes from piling up memory nobody uses;
  * where no background thread can run, the freeing thread closes them itself rather than keep them. Memory waiting here
  * still counts against the direct memory limit, so an allocation that finds the limit reached closes every pool's
- * first.
+ * first, counts what is being closed as on its way back ({@link #unclosedBytes}), and waits a bounded time for a
+ * close that another thread has begun ({@link #awaitCloses}).
  */
 final class ArenaCloser {
     /** Bytes waiting for their close at most: a few huge buffers', far more than a decay tick frees at once. */
@@ -26,8 +30,10 @@ final class ArenaCloser {
     private final long maxPendingBytes;
     /** Guarded by this object's lock. */
     private final SlabStack pending = new SlabStack();
-    /** Guarded by this object's lock; read by the due check. */
+    /** Bytes of the slabs queued; guarded by this object's lock; read by the due check. */
     private long pendingBytes;
+    /** Bytes of the slabs taken off the queue whose close has not returned yet; guarded by this object's lock. */
+    private long closingBytes;
     private final DueTask closing;
 
     ArenaCloser(NativeTrim trim, BackgroundThread.Scheduler scheduler, long maxPendingBytes) {
@@ -63,6 +69,28 @@ final class ArenaCloser {
         return pendingBytes;
     }
 
+    /** Bytes freed by the pool that still count against the limit: queued, or being closed now. */
+    synchronized long unclosedBytes() {
+        return pendingBytes + closingBytes;
+    }
+
+    /**
+     * Making room: waits, until {@code deadlineNanos} at most, for the closes that other threads have begun to return
+     * (a close is a handshake of a few milliseconds; its memory counts until it returns). An interrupted thread stops
+     * waiting and keeps its interrupt: an allocation throws no {@link InterruptedException}.
+     */
+    synchronized void awaitCloses(long deadlineNanos) {
+        long left;
+        while (closingBytes > 0 && (left = deadlineNanos - System.nanoTime()) > 0) {
+            try {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /**
      * Closes every pending slab's arena, one handshake each, then asks for a trim: on magalloc-arena-closes, and on a
      * thread whose slab allocation found direct memory exhausted (any pool's), since pending memory still counts
@@ -72,7 +100,7 @@ final class ArenaCloser {
         long closedBytes = 0;
         Slab slab;
         while ((slab = next()) != null) {
-            slab.free();
+            closeTaken(slab);
             closedBytes += slab.size;
         }
         if (closedBytes > 0) {
@@ -90,16 +118,31 @@ final class ArenaCloser {
         if (slab == null) {
             return 0;
         }
-        slab.free();
+        closeTaken(slab);
         trim.afterFree(slab.size);
         return slab.size;
     }
 
+    /** Takes the next slab to close off the queue; its bytes count as closing until {@link #closeTaken} returns. */
     private synchronized Slab next() {
         Slab slab = pending.pop();
         if (slab != null) {
             pendingBytes -= slab.size;
+            closingBytes += slab.size;
         }
         return slab;
+    }
+
+    private void closeTaken(Slab slab) {
+        try {
+            slab.free();
+        } finally {
+            closed(slab.size);
+        }
+    }
+
+    private synchronized void closed(long bytes) {
+        closingBytes -= bytes;
+        notifyAll();
     }
 }

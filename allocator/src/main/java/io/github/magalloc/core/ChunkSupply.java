@@ -273,6 +273,16 @@ final class ChunkSupply {
         return slabs.closeOnePendingArena();
     }
 
+    /** Bytes this pool freed that still count against the direct memory limit until their arenas are closed. */
+    long unclosedArenaBytes() {
+        return slabs.unclosedArenaBytes();
+    }
+
+    /** Making room: waits, until {@code deadlineNanos} at most, for this pool's arena closes in progress. */
+    void awaitArenaCloses(long deadlineNanos) {
+        slabs.awaitArenaCloses(deadlineNanos);
+    }
+
     /** Making room: gives one pooled slab back to the system; returns its bytes, 0 if the pool holds none. */
     long freeOnePooledSlab() {
         Slab slab = reuse.pollAny();

@@ -166,11 +166,7 @@ final class MakingRoom {
      * nothing tells whether a slab fits (heap, or no direct memory counter to read), every one.
      */
     private void freeUntilFits(List<ChunkSupply> all, long request) {
-        for (ChunkSupply pool : all) {
-            while (!fits(request) && pool.closeOnePendingArena() > 0) {
-                // closed one
-            }
-        }
+        closeUnclosedArenas(all, request);
         for (ChunkSupply pool : all) {
             while (!fits(request) && pool.freeOnePooledSlab() > 0) {
                 while (!fits(request) && pool.closeOnePendingArena() > 0) {
@@ -180,15 +176,43 @@ final class MakingRoom {
         }
     }
 
+    /**
+     * Closes pending arenas until {@code request} fits, then, if it still does not, waits for the closes other threads
+     * have begun (their memory counts until they return), for {@link #WAIT_NANOS} at most, and closes again.
+     */
+    private void closeUnclosedArenas(List<ChunkSupply> all, long request) {
+        closePendingArenas(all, request);
+        if (fits(request)) {
+            return;
+        }
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        for (ChunkSupply pool : all) {
+            pool.awaitArenaCloses(deadline);
+        }
+        closePendingArenas(all, request);
+    }
+
+    private void closePendingArenas(List<ChunkSupply> all, long request) {
+        for (ChunkSupply pool : all) {
+            while (!fits(request) && pool.closeOnePendingArena() > 0) {
+                // closed one
+            }
+        }
+    }
+
     private boolean fits(long request) {
         return direct && DirectMemoryLimit.JVM.fits(request);
     }
 
-    /** Bytes of magalloc's slabs of this kind alive now, in every pool. */
+    /**
+     * Bytes of magalloc's slabs of this kind alive now, in every pool, and of those freed whose arenas are not closed
+     * yet (they will be back).
+     */
     static long reservedBytes(List<ChunkSupply> pools) {
         long bytes = 0;
         for (ChunkSupply pool : pools) {
-            bytes += pool.context.metrics.reservedBytes();
+            // A slab freed but waiting for its arena's close still counts against the limit, and will be back.
+            bytes += pool.context.metrics.reservedBytes() + pool.unclosedArenaBytes();
         }
         return bytes;
     }

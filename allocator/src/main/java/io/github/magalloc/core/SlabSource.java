@@ -121,6 +121,16 @@ final class SlabSource {
         return arenas.closeOne();
     }
 
+    /** Bytes this pool freed whose arenas are not closed yet: they still count against the limit. */
+    long unclosedArenaBytes() {
+        return arenas.unclosedBytes();
+    }
+
+    /** Making room: waits, until {@code deadlineNanos} at most, for this pool's arena closes in progress. */
+    void awaitArenaCloses(long deadlineNanos) {
+        arenas.awaitCloses(deadlineNanos);
+    }
+
     /**
      * The task that frees the pool's direct slabs once nothing reaches the pool any more (a dropped allocator, or an
      * undeployed application's): made of the JDK's classes over Netty's memory handles ({@link JdkOnlyTasks}), it keeps
