@@ -144,38 +144,88 @@ public final class MagazineAllocatorConfig {
         }
     }
 
+    /**
+     * Whether {@code buffer()} is to return direct buffers, as requested: Netty returns heap buffers instead where it
+     * cannot free direct memory reliably.
+     *
+     * @return true for direct buffers by default, false for heap; see {@link Builder#preferDirect(boolean)}
+     */
     public boolean preferDirect() {
         return preferDirect;
     }
 
+    /**
+     * The reuse pool's byte budget, per memory type.
+     *
+     * @return bytes of empty slabs each pool (heap, direct) keeps for reuse, 0 or more; see
+     *         {@link Builder#reuseBudgetBytes(long)}
+     */
     public long reuseBudgetBytes() {
         return reuseBudgetBytes;
     }
 
+    /**
+     * The largest pooled request.
+     *
+     * @return the largest initial capacity, in bytes, served from pooled memory: from 32,768 to
+     *         {@link #maxLargeChunkSize()}; see {@link Builder#maxPooledSize(int)}
+     */
     public int maxPooledSize() {
         return maxPooledSize;
     }
 
+    /**
+     * The largest slab a large chunk is cut from.
+     *
+     * @return the size in bytes, a power of two from 512 KiB to 1 GiB; see {@link Builder#maxLargeChunkSize(int)}
+     */
     public int maxLargeChunkSize() {
         return maxLargeChunkSize;
     }
 
+    /**
+     * The number of shared magazines per memory type.
+     *
+     * @return a power of two from 1 to 1024; see {@link Builder#sharedMagazines(int)}
+     */
     public int sharedMagazines() {
         return sharedMagazines;
     }
 
+    /**
+     * Whether every platform thread gets a magazine of its own.
+     *
+     * @return true if every platform thread does, false if only event-loop threads and attached threads do; see
+     *         {@link Builder#threadLocalMagazinesForAllThreads(boolean)}
+     */
     public boolean threadLocalMagazinesForAllThreads() {
         return threadLocalMagazinesForAllThreads;
     }
 
+    /**
+     * The period of the decay ticks.
+     *
+     * @return the period in milliseconds, from 0 (decay off) to 3,600,000; see {@link Builder#decayMillis(long)}
+     */
     public long decayMillis() {
         return decayMillis;
     }
 
+    /**
+     * The quiet time after which the C heap is trimmed.
+     *
+     * @return the time in milliseconds, from 0 (no trims) to 3,600,000; see {@link Builder#nativeTrimMillis(long)}
+     */
     public long nativeTrimMillis() {
         return nativeTrimMillis;
     }
 
+    /**
+     * Whether debug mode is on.
+     *
+     * @return true if freed memory is poisoned and buffer objects are never reused; see
+     *         {@link Builder#debug(boolean)}
+     */
     public boolean debug() {
         return debug;
     }
@@ -210,46 +260,125 @@ public final class MagazineAllocatorConfig {
         Builder() {
         }
 
-        /** Whether {@code buffer()} returns direct buffers. */
+        /**
+         * Whether {@code buffer()} returns direct buffers rather than heap buffers; {@code heapBuffer()} and
+         * {@code directBuffer()} return their kind either way. Netty returns heap buffers where it cannot free direct
+         * memory reliably, whatever this says.
+         *
+         * <p>Default: {@code true}, or system property {@code magalloc.preferDirect}. Any value is accepted.
+         *
+         * @param preferDirect true for direct buffers by default, false for heap buffers
+         * @return this builder
+         */
         public Builder preferDirect(boolean preferDirect) {
             this.preferDirect = preferDirect;
             return this;
         }
 
-        /** Bytes of empty slabs kept for reuse, per memory type (heap and direct each). */
+        /**
+         * Bytes of empty slabs kept for reuse, per memory type (heap and direct each have a reuse pool with this
+         * budget). Empty chunks beyond it go back to the system. While {@link #decayMillis(long) decay} is on, the
+         * pool may hold up to twice the budget (and more of large chunks' slabs while large buffers swing) for one
+         * decay period before it gives the excess back; with decay off it holds at most the budget. A larger budget
+         * serves bursts without trips to the system; a smaller one lowers the memory held after a peak.
+         *
+         * <p>Default: 16 MiB (16,777,216), or system property {@code magalloc.reuseBudgetBytes}. Range: 0 (keep no
+         * empty slabs) or more. A negative value makes {@link #config()} and {@link #build()} throw
+         * {@link IllegalArgumentException}; this setter accepts any value.
+         *
+         * @param bytes the budget in bytes, 0 or more
+         * @return this builder
+         */
         public Builder reuseBudgetBytes(long bytes) {
             this.reuseBudgetBytes = bytes;
             return this;
         }
 
-        /** Largest request that is pooled; larger ones get memory of their own, freed on release. */
+        /**
+         * Largest request (initial capacity, or the capacity a buffer grows to) that is pooled: requests above the
+         * size classes (32 KiB) up to it take pages of large chunks; larger ones get a slab of their own, taken from
+         * the system and freed on release.
+         *
+         * <p>Default: 1 MiB (1,048,576), lowered to the default {@link #maxLargeChunkSize(int)} if that is smaller,
+         * or system property {@code magalloc.maxPooledSize}. Range: 32,768 to the {@code maxLargeChunkSize} this
+         * builder ends with, inclusive; not necessarily a power of two. A value outside it makes {@link #config()}
+         * and {@link #build()} throw {@link IllegalArgumentException}; this setter accepts any value. So a
+         * {@code maxLargeChunkSize} below this setting's value needs this setting lowered too.
+         *
+         * @param bytes the largest pooled request, in bytes
+         * @return this builder
+         */
         public Builder maxPooledSize(int bytes) {
             this.maxPooledSize = bytes;
             return this;
         }
 
-        /** Largest slab cut for requests above the size classes (a power of two). */
+        /**
+         * Largest slab cut into pages for requests above the size classes (32 KiB up to
+         * {@link #maxPooledSize(int)}). A large chunk is sized for about two average requests, a power of two from
+         * 128 KiB, so this cap matters only for requests that average above half of it.
+         *
+         * <p>Default: 8 MiB (8,388,608), or system property {@code magalloc.maxLargeChunkSize}. Range: a power of two
+         * from 512 KiB (524,288) to 1 GiB (2^30), and at least {@code maxPooledSize}. A value outside it makes
+         * {@link #config()} and {@link #build()} throw {@link IllegalArgumentException}; this setter accepts any
+         * value.
+         *
+         * @param bytes the largest large chunk's slab size, in bytes
+         * @return this builder
+         */
         public Builder maxLargeChunkSize(int bytes) {
             this.maxLargeChunkSize = bytes;
             return this;
         }
 
-        /** Number of shared magazines (a power of two) for threads without their own. */
+        /**
+         * Number of shared magazines, per memory type, for threads without a magazine of their own: each such
+         * allocation locks one of them, so more of them make such threads wait less, at the cost of the chunks each
+         * holds.
+         *
+         * <p>Default: the number of available processors when this class loads, rounded up to a power of two, at
+         * most 16; or system property {@code magalloc.sharedMagazines}. Range: a power of two from 1 to 1024. A
+         * value outside it makes {@link #config()} and {@link #build()} throw {@link IllegalArgumentException};
+         * this setter accepts any value.
+         *
+         * @param count the number of shared magazines
+         * @return this builder
+         */
         public Builder sharedMagazines(int count) {
             this.sharedMagazines = count;
             return this;
         }
 
-        /** Give every platform thread its own magazine, not only event-loop threads; virtual threads never get one. */
+        /**
+         * Whether every platform thread gets a magazine of its own at its first allocation, not only event-loop
+         * threads (Netty threads that clean up their thread locals) and threads that call
+         * {@link MagazineByteBufAllocator#attachCurrentThread()}. Virtual threads never get one. Off by default, as
+         * plain threads can be many and short-lived, and each magazine holds chunks of its own.
+         *
+         * <p>Default: {@code false}, or system property {@code magalloc.threadLocalMagazinesForAllThreads}. Any value
+         * is accepted.
+         *
+         * @param enabled true to give every platform thread a magazine
+         * @return this builder
+         */
         public Builder threadLocalMagazinesForAllThreads(boolean enabled) {
             this.threadLocalMagazinesForAllThreads = enabled;
             return this;
         }
 
         /**
-         * Period of the decay tick of an event loop's magazine, in milliseconds; 0 turns it off. Memory the loop's
-         * magazine holds beyond its live buffers goes back to the reuse pool within two periods of its release,
-         * whether or not the loop keeps allocating.
+         * Period of the decay ticks, in milliseconds; 0 turns them off. Memory a thread's magazine holds beyond its
+         * live buffers goes back to the reuse pool within two periods of its release, whether or not the thread keeps
+         * allocating (the ticks run on the thread's event loop, or on its own slow paths if it runs none). The reuse
+         * pool gives back what it holds above {@link #reuseBudgetBytes(long) its budget} one period after it went
+         * above; with 0 it never holds more than its budget.
+         *
+         * <p>Default: 1000, or system property {@code magalloc.decayMillis}. Range: 0 to 3,600,000 (one hour). A value
+         * outside it makes {@link #config()} and {@link #build()} throw {@link IllegalArgumentException}; this setter
+         * accepts any value.
+         *
+         * @param millis the period in milliseconds, 0 for no decay
+         * @return this builder
          */
         public Builder decayMillis(long millis) {
             this.decayMillis = millis;
@@ -257,25 +386,58 @@ public final class MagazineAllocatorConfig {
         }
 
         /**
-         * Least time between two trims of the C allocator's heap, in milliseconds; 0 turns them off. After direct
-         * memory went back to the C allocator, its heap is trimmed on a background thread, so that the process's
-         * resident memory follows what the allocator holds (glibc keeps freed blocks otherwise).
+         * Quiet time before the C allocator's heap is trimmed, in milliseconds; 0 turns the trims off. After at least
+         * 1 MiB of direct memory went back to the C allocator, its heap is trimmed on a background thread once none
+         * went back for this long (at the latest ten times this after the last trim), so that the process's resident
+         * memory follows what the allocator holds: glibc keeps freed blocks otherwise. Two trims start at least this
+         * far apart. Direct memory only; where the C heap cannot be trimmed (not glibc, the JVM trims it itself) it
+         * does nothing.
+         *
+         * <p>Default: 1000, or system property {@code magalloc.nativeTrimMillis}. Range: 0 to 3,600,000 (one hour).
+         * A value outside it makes {@link #config()} and {@link #build()} throw {@link IllegalArgumentException};
+         * this setter accepts any value.
+         *
+         * @param millis the quiet time in milliseconds, 0 for no trims
+         * @return this builder
          */
         public Builder nativeTrimMillis(long millis) {
             this.nativeTrimMillis = millis;
             return this;
         }
 
-        /** Poison freed memory and never recycle buffer objects, so stale references fail loudly. */
+        /**
+         * Debug mode: freed memory is poisoned and buffer objects are never recycled, so that a stale reference or
+         * a double release fails loudly instead of touching another buffer's data. Slower; for tests and hunting
+         * bugs, not production.
+         *
+         * <p>Default: {@code false}, or system property {@code magalloc.debug}. Any value is accepted.
+         *
+         * @param enabled true for debug mode
+         * @return this builder
+         */
         public Builder debug(boolean enabled) {
             this.debug = enabled;
             return this;
         }
 
+        /**
+         * Checks the settings and makes a configuration of them, without an allocator. The builder stays usable.
+         *
+         * @return a new immutable configuration with this builder's settings
+         * @throws IllegalArgumentException if a setting is out of its range (see each setter); the message names the
+         *                                  first such setting, its value and the range
+         */
         public MagazineAllocatorConfig config() {
             return new MagazineAllocatorConfig(this);
         }
 
+        /**
+         * Checks the settings and makes an allocator with them, with pools of its own. The builder stays usable.
+         *
+         * @return a new allocator
+         * @throws IllegalArgumentException if a setting is out of its range (see each setter); the message names the
+         *                                  first such setting, its value and the range
+         */
         public MagazineByteBufAllocator build() {
             return new MagazineByteBufAllocator(config());
         }

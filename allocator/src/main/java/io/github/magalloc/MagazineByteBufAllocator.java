@@ -24,6 +24,12 @@ import io.netty.buffer.ByteBufAllocatorMetricProvider;
  * {@code docs/design.md} for how it works and {@code docs/tuning.md} for the settings.
  */
 public final class MagazineByteBufAllocator extends AbstractByteBufAllocator implements ByteBufAllocatorMetricProvider {
+    /**
+     * The allocator to share: one instance per JVM (per class loader), made when this class initializes, with the
+     * defaults of {@link MagazineAllocatorConfig}, that is the built-in values or the {@code magalloc.*} system
+     * properties set by then. Memory pooled by one allocator serves no other, so an application that makes its own
+     * instances pools as many times over; use this one unless a setting must differ.
+     */
     public static final MagazineByteBufAllocator DEFAULT = new MagazineByteBufAllocator();
 
     private final MagazineAllocatorConfig config;
@@ -31,10 +37,21 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
     private final MemoryPool direct;
     private final MagazineByteBufAllocatorMetric metric;
 
+    /**
+     * A new allocator with every default, as {@code builder().build()} makes it: its own pools, apart from
+     * {@link #DEFAULT}'s.
+     */
     public MagazineByteBufAllocator() {
         this(MagazineAllocatorConfig.DEFAULT_PREFER_DIRECT);
     }
 
+    /**
+     * A new allocator with every default but {@code preferDirect}, as
+     * {@code builder().preferDirect(preferDirect).build()} makes it.
+     *
+     * @param preferDirect whether {@code buffer()} returns direct buffers; Netty turns it to heap buffers where it
+     *                     cannot free direct memory reliably
+     */
     public MagazineByteBufAllocator(boolean preferDirect) {
         this(builder().preferDirect(preferDirect).config());
     }
@@ -56,6 +73,8 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
      * The sizes of the size classes, ascending (a new array each call): a request up to the last one takes a segment
      * of the smallest class that holds it, with nothing else rounded up; a larger one takes whole 8 KiB pages. For
      * code that sizes buffers to fit the classes (a receive allocator's guesses).
+     *
+     * @return the segment size of each size class in bytes, smallest first (16 B to 32 KiB); the caller may modify it
      */
     public static int[] sizeClasses() {
         int[] sizes = new int[SizeClasses.COUNT];
@@ -65,10 +84,23 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
         return sizes;
     }
 
+    /**
+     * A builder for an allocator with settings of its own; it starts from the defaults (the built-in values or their
+     * {@code magalloc.*} system properties), and each setter documents its default and range. Settings are checked
+     * when the builder's {@code config()} or {@code build()} is called.
+     *
+     * @return a new builder; builders are not thread-safe
+     */
     public static MagazineAllocatorConfig.Builder builder() {
         return new MagazineAllocatorConfig.Builder();
     }
 
+    /**
+     * The settings this allocator was built with, as given: {@link MagazineAllocatorConfig#preferDirect()} is the
+     * preference, which Netty overrides with heap buffers where it cannot free direct memory reliably.
+     *
+     * @return this allocator's immutable configuration, the same object at every call
+     */
     public MagazineAllocatorConfig config() {
         return config;
     }
@@ -93,6 +125,10 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
      * shared magazines return their empty chunks now, and each thread-local magazine returns its empty chunks at
      * its next refill. Also ends the magazines of threads that died without cleaning up. Never needed to get memory
      * back from threads that are gone: their magazines give each chunk back as its last buffer is released.
+     *
+     * <p>Any thread may call it at any time; live buffers stay valid. It takes each shared magazine's lock in turn
+     * and frees every pooled slab, so the allocations after it take memory from the system again: call it when memory
+     * matters more than speed (after a load peak, say), not per request.
      */
     public void trim() {
         heap.trim();
@@ -121,6 +157,11 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
         direct.detachCurrentThread();
     }
 
+    /**
+     * What this allocator holds, read live: each call of the returned object's methods reads the counters anew.
+     *
+     * @return the metric of this allocator, the same object at every call and as long-lived as the allocator
+     */
     @Override
     public MagazineByteBufAllocatorMetric metric() {
         return metric;

@@ -16,22 +16,42 @@ public final class SizeClassRequests {
         this.totals = totals;
     }
 
-    /** Buffers of size class {@code index} allocated, {@code 0 <= index < sizeClassCount()}. */
+    /**
+     * Buffers of size class {@code index} allocated.
+     *
+     * @param index the size class, {@code 0 <= index < sizeClassCount()}
+     * @return the number of buffers, 0 or more
+     */
     public long allocations(int index) {
         return totals[index << 1];
     }
 
-    /** Bytes those allocations asked for (their initial capacities). */
+    /**
+     * Bytes the allocations of size class {@code index} asked for (their initial capacities).
+     *
+     * @param index the size class, {@code 0 <= index < sizeClassCount()}
+     * @return the bytes, 0 or more
+     */
     public long requestedBytes(int index) {
         return totals[(index << 1) + 1];
     }
 
-    /** Bytes those allocations were given: allocations times the class's segment size. */
+    /**
+     * Bytes the allocations of size class {@code index} were given: allocations times the class's segment size.
+     *
+     * @param index the size class, {@code 0 <= index < sizeClassCount()}; another value throws
+     *              {@link IndexOutOfBoundsException}
+     * @return the bytes, 0 or more
+     */
     public long handedOutBytes(int index) {
         return allocations(index) * SizeClasses.sizeOf(index);
     }
 
-    /** Size classes in the snapshot. */
+    /**
+     * Size classes in the snapshot.
+     *
+     * @return the count, as {@link MagazineByteBufAllocatorMetric#sizeClassCount()}
+     */
     public int sizeClassCount() {
         return SizeClasses.COUNT;
     }

@@ -20,6 +20,14 @@ public final class DirectCallers {
      * An instance of {@code type}, whose one abstract method {@code method} has {@code target}'s type (an instance
      * method's receiver first), calling {@code target}. {@code lookup} is the caller's, which can see {@code type}.
      * Throws {@link IllegalStateException} when the JDK refuses to make it.
+     *
+     * @param <T> the interface type
+     * @param lookup the caller's lookup, with access to {@code type}
+     * @param type the interface to implement, with one abstract method
+     * @param method the name of that method
+     * @param target what the method calls, of the method's type
+     * @return a new instance of {@code type}
+     * @throws IllegalStateException if the JDK cannot make the implementation
      */
     public static <T> T implement(MethodHandles.Lookup lookup, Class<T> type, String method, MethodHandle target) {
         try {

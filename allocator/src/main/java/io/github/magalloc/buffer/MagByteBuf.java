@@ -26,6 +26,7 @@ import java.util.List;
  * <p>The reference count is {@link CountedByteBuf}'s.
  */
 public abstract class MagByteBuf extends CountedByteBuf {
+    /** The byte debug mode writes over freed memory: a stale read finds it, and a stale write changes it. */
     public static final byte POISON = (byte) 0xDE;
     /**
      * Whether direct buffers go through {@code Unsafe}: Netty has it and the CPU reads unaligned values. Decided
@@ -64,6 +65,11 @@ public abstract class MagByteBuf extends CountedByteBuf {
      * A new buffer object of {@code pool}'s kind, belonging to {@code home} for life: heap, or direct through
      * {@code Unsafe} where Netty can use it and the CPU reads unaligned values, else through the slab's
      * {@link java.nio.ByteBuffer}.
+     *
+     * @param pool the pool the object's buffers come from
+     * @param home where the object goes back when released
+     * @param direct true for a direct buffer object, false for a heap one
+     * @return a new object holding no memory yet ({@link #init} gives it some)
      */
     public static MagByteBuf newObject(BufferPool pool, ObjectHome home, boolean direct) {
         if (!direct) {
@@ -75,12 +81,24 @@ public abstract class MagByteBuf extends CountedByteBuf {
     /**
      * The classes {@link #newObject} makes objects of in this JVM (only the direct one it uses), for initializing them
      * ahead of the first allocation.
+     *
+     * @return the heap class and the direct class in use, in that order
      */
     public static List<Class<? extends MagByteBuf>> objectClasses() {
         return List.of(HeapMagByteBuf.class, UNSAFE_DIRECT ? UnsafeDirectMagByteBuf.class : DirectMagByteBuf.class);
     }
 
-    /** Prepares a fresh or recycled object to represent new memory. */
+    /**
+     * Prepares a fresh or recycled object to represent new memory: sets the memory, then resets the buffer as
+     * {@link #reuse} does.
+     *
+     * @param memory where the memory comes from and goes back to
+     * @param segment the segment index in a size-classed chunk, or -1
+     * @param offset the start of the buffer in the slab, in bytes
+     * @param maxLength the bytes reserved for the buffer: the most it can grow in place
+     * @param capacity the buffer's capacity, at most {@code maxLength}
+     * @param maxCapacity the most the buffer may ever grow to
+     */
     public final void init(BufferMemory memory, int segment, int offset, int maxLength, int capacity, int maxCapacity) {
         setMemory(memory, segment, offset, maxLength);
         reuse(capacity, maxCapacity);
@@ -89,6 +107,9 @@ public abstract class MagByteBuf extends CountedByteBuf {
     /**
      * Prepares an object that already represents the memory it is handed out with (a segment's own object): only
      * what a user can have changed is reset. No atomic: see {@link CountedByteBuf#spRefCnt}.
+     *
+     * @param capacity the buffer's capacity, at most its reserved bytes
+     * @param maxCapacity the most the buffer may ever grow to
      */
     public final void reuse(int capacity, int maxCapacity) {
         this.length = capacity;
@@ -99,7 +120,14 @@ public abstract class MagByteBuf extends CountedByteBuf {
         markWriterIndex();
     }
 
-    /** Sets the memory this object represents. */
+    /**
+     * Sets the memory this object represents; capacity, indices and reference count are left as they are.
+     *
+     * @param memory where the memory comes from and goes back to
+     * @param segment the segment index in a size-classed chunk, or -1
+     * @param offset the start of the buffer in the slab, in bytes
+     * @param maxLength the bytes reserved for the buffer: the most it can grow in place
+     */
     public final void setMemory(BufferMemory memory, int segment, int offset, int maxLength) {
         this.memory = memory;
         this.segment = segment;
@@ -116,36 +144,65 @@ public abstract class MagByteBuf extends CountedByteBuf {
         forgetSlab();
     }
 
-    /** Where this object's memory came from; null while it holds none. */
+    /**
+     * Where this object's memory came from.
+     *
+     * @return the memory, or null while the object holds none
+     */
     public final BufferMemory memory() {
         return memory;
     }
 
-    /** The segment of a size-classed chunk this object's memory is, or -1. */
+    /**
+     * The segment of a size-classed chunk this object's memory is.
+     *
+     * @return the segment index, or -1 for memory that is not a segment (large and huge buffers)
+     */
     public final int segment() {
         return segment;
     }
 
-    /** Start of this buffer's memory in its slab. */
+    /**
+     * Start of this buffer's memory in its slab.
+     *
+     * @return the offset in bytes
+     */
     public final int offset() {
         return offset;
     }
 
-    /** Bytes reserved for this buffer: the most it can grow in place. */
+    /**
+     * Bytes reserved for this buffer: the most it can grow in place.
+     *
+     * @return the reserved bytes, at least the capacity
+     */
     public final int reservedBytes() {
         return maxLength;
     }
 
-    /** Where this object goes back when it is released. */
+    /**
+     * Where this object goes back when it is released.
+     *
+     * @return the home, fixed for the object's life
+     */
     public final ObjectHome home() {
         return home;
     }
 
-    /** The thread this object was last handed out on, for homes that keep it ({@link #holder}). */
+    /**
+     * The thread this object was last handed out on, for homes that keep it ({@link #holder}).
+     *
+     * @return that thread, or null if the home keeps none or cleared it
+     */
     public final Thread holder() {
         return holder;
     }
 
+    /**
+     * Sets the thread this object was last handed out on; used by the object's home only.
+     *
+     * @param thread that thread, or null to clear it
+     */
     public final void setHolder(Thread thread) {
         this.holder = thread;
     }
@@ -159,6 +216,10 @@ public abstract class MagByteBuf extends CountedByteBuf {
     /**
      * Copies {@code bytes} bytes from {@code index} of this buffer's memory to the same index of {@code target}'s,
      * of the same class.
+     *
+     * @param target a buffer object of the same class, whose memory has room for the bytes
+     * @param index the index in both buffers to copy from and to
+     * @param bytes the number of bytes to copy
      */
     public abstract void copyContentTo(MagByteBuf target, int index, int bytes);
 
@@ -172,14 +233,23 @@ public abstract class MagByteBuf extends CountedByteBuf {
         poison(0, maxLength);
     }
 
-    /** Writes {@link #POISON} over the reserved bytes from {@code index} (debug mode, before they are given back). */
+    /**
+     * Writes {@link #POISON} over the reserved bytes from {@code index} (debug mode, before they are given back).
+     *
+     * @param index the first byte to poison, relative to the buffer's start
+     */
     public final void poisonTail(int index) {
         poison(index, maxLength - index);
     }
 
     abstract ByteBuffer newInternalNioBuffer();
 
-    /** Exchanges memory with {@code other}, which must be of the same class; used when growing. */
+    /**
+     * Exchanges memory, and capacity, with {@code other}, which must be of the same class; used when the buffer
+     * moves.
+     *
+     * @param other a buffer object of the same class
+     */
     public final void swapMemory(MagByteBuf other) {
         BufferMemory c = memory;
         int s = segment;
@@ -254,6 +324,8 @@ public abstract class MagByteBuf extends CountedByteBuf {
     /**
      * Keeps the first {@code reservedBytes} of this buffer's memory (a large buffer's pages given back in place by
      * its chunk); the memory's owner calls it, holding what guards the rest.
+     *
+     * @param reservedBytes the bytes the buffer keeps, whole pages and at least its new capacity
      */
     public final void cutReservation(int reservedBytes) {
         this.maxLength = reservedBytes;

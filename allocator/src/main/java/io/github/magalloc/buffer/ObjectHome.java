@@ -6,6 +6,11 @@ package io.github.magalloc.buffer;
  * on, so that a stale reference sees a released object, not another thread's live buffer.
  */
 public interface ObjectHome {
-    /** Takes back {@code buf}, whose memory its {@link BufferMemory} just took back, on thread {@code threadId}. */
+    /**
+     * Takes back {@code buf}, whose memory its {@link BufferMemory} just took back, on thread {@code threadId}.
+     *
+     * @param buf the released buffer object, of this home
+     * @param threadId {@link Thread#getId()} of the calling thread
+     */
     void recycle(MagByteBuf buf, long threadId);
 }

@@ -99,7 +99,12 @@ public final class Slab {
         }
     }
 
-    /** A heap slab of exactly {@code size} bytes (one huge buffer's). */
+    /**
+     * A heap slab of exactly {@code size} bytes (one huge buffer's).
+     *
+     * @param size the slab's size in bytes, 0 or more
+     * @return a new slab on a new, uninitialized {@code byte[]} of {@code size} bytes
+     */
     public static Slab heap(int size) {
         return new Slab(size, PlatformDependent.allocateUninitializedArray(size), null);
     }
@@ -108,17 +113,33 @@ public final class Slab {
      * A heap slab of {@code size} bytes to cut chunks from: from {@link #HEAP_CUT_FROM} on, its array is
      * {@link #HEAP_ARRAY_HEADER} bytes shorter, so that with its header it fills the collector's regions exactly
      * ({@link #capacity} says how many bytes are there).
+     *
+     * @param size the slab's size in bytes, as the pool counts it
+     * @return a new slab on a new, uninitialized {@code byte[]} of {@code capacityForChunks(size, false)} bytes
      */
     public static Slab heapForChunks(int size) {
         return new Slab(size, PlatformDependent.allocateUninitializedArray(capacityForChunks(size, false)), null);
     }
 
-    /** Bytes buffers can be cut from in a slab for chunks of {@code size} bytes of that kind of memory. */
+    /**
+     * Bytes buffers can be cut from in a slab for chunks of {@code size} bytes of that kind of memory.
+     *
+     * @param size the slab's size in bytes
+     * @param direct true for direct memory, false for heap
+     * @return {@code size}, or for a heap slab of {@link #HEAP_CUT_FROM} bytes or more, {@code size} less the array
+     *         header
+     */
     public static int capacityForChunks(int size, boolean direct) {
         return direct || size < HEAP_CUT_FROM ? size : size - HEAP_ARRAY_HEADER;
     }
 
-    /** Throws {@link OutOfMemoryError} (from the JDK or Netty's direct memory counter) when memory is exhausted. */
+    /**
+     * A direct slab of {@code size} bytes, starting on a cache line where the padding fits.
+     *
+     * @param size the slab's size in bytes
+     * @return a new slab on direct memory of {@link #directRequestBytes directRequestBytes(size)} bytes
+     * @throws OutOfMemoryError (from the JDK or Netty's direct memory counter) when direct memory is exhausted
+     */
     public static Slab direct(int size) {
         // ALIGNMENT - 1 bytes more would do; a whole line keeps the request a multiple of the line size. A request
         // too close to the int limit for the padding gets none, rather than a negative size (directRequestBytes).
@@ -159,7 +180,13 @@ public final class Slab {
         }
     }
 
-    /** Direct memory of {@code size} bytes that its {@code clean()} frees at once wherever Netty can. */
+    /**
+     * Direct memory of {@code size} bytes that its {@code clean()} frees at once wherever Netty can.
+     *
+     * @param size the bytes to allocate
+     * @return Netty's handle of the memory, which the caller frees with {@code clean()}
+     * @throws OutOfMemoryError when direct memory is exhausted
+     */
     public static CleanableDirectBuffer allocateDirectMemory(int size) {
         return DIRECT_MEMORY.allocate(size, true);
     }
@@ -167,12 +194,20 @@ public final class Slab {
     /**
      * The object whose collection frees this direct slab's memory where Netty leaves that to the garbage collector
      * (the direct {@link ByteBuffer} Netty allocated); null for a heap slab.
+     *
+     * @return the direct buffer that owns the memory, or null for a heap slab
      */
     public Object memoryOwner() {
         return cleanable == null ? null : cleanable.buffer();
     }
 
-    /** Bytes {@link #direct} asks Netty for, for a slab of {@code size}: what the direct memory counters charge. */
+    /**
+     * Bytes {@link #direct} asks Netty for, for a slab of {@code size}: what the direct memory counters charge.
+     *
+     * @param size the slab's size in bytes
+     * @return {@code size} plus 64 bytes of alignment padding, or {@code size} alone if that would pass
+     *         {@link Integer#MAX_VALUE}
+     */
     public static long directRequestBytes(int size) {
         return (long) size + (size <= Integer.MAX_VALUE - ALIGNMENT ? ALIGNMENT : 0);
     }
@@ -182,14 +217,24 @@ public final class Slab {
         return cleanable;
     }
 
-    /** Bytes of live buffers in this slab now (racy; for an error's report). */
+    /**
+     * Bytes of live buffers in this slab now (racy; for an error's report).
+     *
+     * @return the bytes its chunk counts, or 0 before a chunk is cut from it or once that chunk is collected
+     */
     public long liveBufferBytes() {
         WeakReference<BufferMemory> link = cutBy;
         BufferMemory memory = link == null ? null : link.get();
         return memory == null ? 0 : memory.liveBufferBytes();
     }
 
-    /** Writes {@code value} over {@code length} bytes from {@code offset} (debug mode's poison). */
+    /**
+     * Writes {@code value} over {@code length} bytes from {@code offset} (debug mode's poison).
+     *
+     * @param offset the first byte, from the slab's start
+     * @param length the number of bytes
+     * @param value the byte to write
+     */
     public void fill(int offset, int length, byte value) {
         if (array != null) {
             Arrays.fill(array, offset, offset + length, value);
@@ -200,7 +245,14 @@ public final class Slab {
         }
     }
 
-    /** The first index of {@code [offset, offset + length)} whose byte is not {@code value}, or -1 (debug mode). */
+    /**
+     * The first index of {@code [offset, offset + length)} whose byte is not {@code value} (debug mode).
+     *
+     * @param offset the first byte to look at, from the slab's start
+     * @param length the number of bytes to look at
+     * @param value the byte expected
+     * @return the offset from the slab's start of the first other byte, or -1 if every byte is {@code value}
+     */
     public int firstNot(int offset, int length, byte value) {
         for (int i = offset, end = offset + length; i < end; i++) {
             if ((array != null ? array[i] : buffer.get(i)) != value) {

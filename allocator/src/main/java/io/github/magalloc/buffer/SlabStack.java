@@ -7,12 +7,25 @@ package io.github.magalloc.buffer;
 public final class SlabStack {
     private Slab top;
 
+    /** An empty stack. */
+    public SlabStack() {
+    }
+
+    /**
+     * Puts {@code slab} on top.
+     *
+     * @param slab a slab in no stack
+     */
     public void push(Slab slab) {
         slab.nextStacked = top;
         top = slab;
     }
 
-    /** The slab pushed last, or null. */
+    /**
+     * Takes the slab pushed last off the stack.
+     *
+     * @return that slab, or null if the stack is empty
+     */
     public Slab pop() {
         Slab slab = top;
         if (slab != null) {

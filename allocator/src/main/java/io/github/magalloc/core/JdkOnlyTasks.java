@@ -52,6 +52,9 @@ public final class JdkOnlyTasks {
     /**
      * A task that runs {@code target} while it is reachable, and does nothing once it is not: the caller keeps
      * {@code target} strongly for as long as it should run (a static field of its class, say).
+     *
+     * @param target the task to run, referenced weakly only
+     * @return a new task of the JDK's classes that runs {@code target} while it is reachable
      */
     public static Runnable weakly(Runnable target) {
         MethodHandle getTarget = GET.bindTo(new WeakReference<>(target));
@@ -60,7 +63,13 @@ public final class JdkOnlyTasks {
         return proxy(Runnable.class, MethodHandles.filterReturnValue(getTarget, runIfThere));
     }
 
-    /** A task that calls {@code action} (of one argument, returning nothing) on each of {@code items}. */
+    /**
+     * A task that calls {@code action} (of one argument, returning nothing) on each of {@code items}.
+     *
+     * @param items the objects to act on, referenced strongly by the task; read when the task runs
+     * @param action a method handle of one argument whose result, if any, is dropped
+     * @return a new task of the JDK's classes
+     */
     public static Runnable forEach(Iterable<?> items, MethodHandle action) {
         Consumer<?> each = proxy(Consumer.class, action.asType(MethodType.methodType(void.class, Object.class)));
         return proxy(Runnable.class, MethodHandles.insertArguments(FOR_EACH, 0, items, each));
@@ -72,6 +81,8 @@ public final class JdkOnlyTasks {
      * made in a context of the JDK's own; a task handed to the pool from here must run there, not on this thread (as a
      * pool task joined from here could: this thread's context names magalloc's classes), so it is executed and awaited,
      * not joined.
+     *
+     * @param registration a method handle with every argument bound, returning nothing
      */
     public static void register(MethodHandle registration) {
         CountDownLatch done = new CountDownLatch(1);

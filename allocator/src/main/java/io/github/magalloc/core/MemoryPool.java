@@ -23,6 +23,14 @@ public final class MemoryPool extends BufferPool {
     private final BufferMoves moves;
     private final boolean direct;
 
+    /**
+     * A pool of one kind of memory for {@code allocator}, listed for the shortages of its kind once made.
+     *
+     * @param allocator the allocator its buffers report as {@code alloc()}
+     * @param direct true for direct memory, false for heap
+     * @param settings the checked settings the pool works with
+     * @param events the observer of its cold paths, {@link PoolEvents#NONE} for none
+     */
     public MemoryPool(ByteBufAllocator allocator, boolean direct, PoolSettings settings, PoolEvents events) {
         super(allocator, settings.debug());
         this.direct = direct;
@@ -59,6 +67,15 @@ public final class MemoryPool extends BufferPool {
 
     // ------------------------------------------------------------------ allocation
 
+    /**
+     * A new buffer: from the calling thread's magazine or a stripe, or with memory of its own above
+     * {@code maxPooledSize}.
+     *
+     * @param initialCapacity the capacity in bytes, from 0 to {@code maxCapacity} (checked by Netty's allocator)
+     * @param maxCapacity the most the buffer may grow to, in bytes
+     * @return a buffer with a reference count of 1, its indices at 0
+     * @throws OutOfMemoryError if the memory cannot be had even after room was made in every pool of the kind
+     */
     public MagByteBuf allocate(int initialCapacity, int maxCapacity) {
         if (initialCapacity <= SizeClasses.MAX_SIZE) {
             int sizeClass = SizeClasses.indexOf(initialCapacity);
@@ -137,16 +154,29 @@ public final class MemoryPool extends BufferPool {
 
     // ------------------------------------------------------------------ what the metric and the tests read
 
-    /** Whether this pool's memory is direct (else heap). */
+    /**
+     * Whether this pool's memory is direct (else heap).
+     *
+     * @return true for direct memory, false for heap
+     */
     public boolean isDirect() {
         return direct;
     }
 
-    /** The identity hash of the allocator this pool belongs to: what names it in flight-recorder events. */
+    /**
+     * The identity hash of the allocator this pool belongs to: what names it in flight-recorder events.
+     *
+     * @return {@link System#identityHashCode} of the allocator
+     */
     public int allocatorId() {
         return System.identityHashCode(allocator());
     }
 
+    /**
+     * The pool's counters.
+     *
+     * @return the counters, the same object for the pool's life
+     */
     public PoolMetrics metrics() {
         return supply.context.metrics;
     }
@@ -155,6 +185,8 @@ public final class MemoryPool extends BufferPool {
      * Per size class c, {@code [2c]} allocations and {@code [2c + 1]} bytes requested since the pool was made: of
      * live thread magazines, stripes and ended magazines. A snapshot; a magazine ending meanwhile may be counted twice
      * or not at all in it.
+     *
+     * @return a new array of {@code 2 * SizeClasses.COUNT} totals
      */
     public long[] requestCounts() {
         long[] totals = RequestCounts.newTotals();
@@ -164,19 +196,38 @@ public final class MemoryPool extends BufferPool {
         return totals;
     }
 
-    /** Bytes of empty chunks and slabs in the reuse pool. */
+    /**
+     * Bytes of empty chunks and slabs in the reuse pool.
+     *
+     * @return the bytes, 0 or more
+     */
     public long pooledFreeBytes() {
         return supply.pooledFreeBytes();
     }
 
+    /**
+     * The reuse pool's budget.
+     *
+     * @return the budget in bytes, {@link PoolSettings#reuseBudgetBytes()}
+     */
     public long reuseBudget() {
         return supply.reuseBudget();
     }
 
+    /**
+     * The magazines of live threads, including dead threads' not yet reaped.
+     *
+     * @return the number of thread magazines, 0 or more
+     */
     public int threadMagazineCount() {
         return threads.count();
     }
 
+    /**
+     * The stripes (shared magazines).
+     *
+     * @return the number of stripes, {@link PoolSettings#sharedMagazines()}
+     */
     public int stripeCount() {
         return stripes.count();
     }

@@ -12,64 +12,109 @@ public interface PoolEvents {
     };
 
     /**
-     * A slab of {@code size} bytes was taken from the system: for chunks ({@code pooled}) or for one huge buffer;
-     * {@code address} its start when known, else 0; {@code reservedBytes} what the pool holds afterwards.
+     * A slab was taken from the system.
+     *
+     * @param size the slab's size in bytes
+     * @param pooled true for a slab for chunks, false for one huge buffer's
+     * @param address the start of a direct slab's memory when known, else 0
+     * @param reservedBytes bytes of every slab the pool holds afterwards
      */
     default void slabAllocated(int size, boolean pooled, long address, long reservedBytes) {
     }
 
-    /** A slab went back to the system; arguments as in {@link #slabAllocated}. */
+    /**
+     * A slab went back to the system.
+     *
+     * @param size the slab's size in bytes
+     * @param pooled true for a slab of chunks, false for a huge buffer's
+     * @param address the start of a direct slab's memory when known, else 0
+     * @param reservedBytes bytes of every slab the pool holds afterwards
+     */
     default void slabFreed(int size, boolean pooled, long address, long reservedBytes) {
     }
 
     /**
-     * A slab of {@code requested} bytes did not fit under the limit (or the system refused it): room was made in every
-     * pool of the kind (protocol 9 (making room)), {@code freedBytes} given back in {@code makingRoomNanos}, and the
-     * slab taken in the end if {@code recovered}. {@code unansweredThreads} magazines asked had not answered;
-     * {@code limit} is the JVM's limit for this kind of memory, {@code firstError} the system's refusal, if the
-     * system was asked and refused (else null).
+     * A slab did not fit under the limit (or the system refused it): room was made in every pool of the kind
+     * (protocol 9 (making room)), and the slab taken in the end if it could be; if not, the caller throws an
+     * {@link OutOfMemoryError} next.
+     *
+     * @param requested the slab's size in bytes
+     * @param freedBytes bytes given back while making room
+     * @param recovered true if the slab was taken in the end
+     * @param reservedBytes bytes of every slab the pool holds afterwards
+     * @param limit the JVM's limit for this kind of memory, in bytes (max direct memory or max heap)
+     * @param makingRoomNanos how long making room took, in nanoseconds
+     * @param unansweredThreads how many thread magazines asked to give back had not answered in time
+     * @param firstError the message of the system's refusal if the system was asked and refused, else null
      */
     default void memoryExhausted(int requested, long freedBytes, boolean recovered, long reservedBytes, long limit,
                                  long makingRoomNanos, int unansweredThreads, String firstError) {
     }
 
     /**
-     * A magazine ({@code threadMagazine}, or a stripe) put a chunk of {@code sizeClass} on a slab of
-     * {@code chunkSize} bytes to use: taken whole from the reuse pool if {@code reused}, else cut from a slab.
-     * {@code activeChunks} is the class's chunk count afterwards.
+     * A magazine put a chunk to use.
+     *
+     * @param sizeClass the chunk's size class index
+     * @param chunkSize the size of the chunk's slab, in bytes
+     * @param activeChunks the number of chunks of the class in use afterwards
+     * @param threadMagazine true for a thread's magazine, false for a stripe
+     * @param reused true if the chunk was taken whole from the reuse pool, false if it was cut from a slab
      */
     default void chunkActivated(int sizeClass, int chunkSize, long activeChunks, boolean threadMagazine,
                                 boolean reused) {
     }
 
-    /** An entirely free chunk left its magazine: kept whole in the reuse pool if {@code pooled}, else freed. */
+    /**
+     * An entirely free chunk left its magazine.
+     *
+     * @param sizeClass the chunk's size class index
+     * @param chunkSize the size of the chunk's slab, in bytes
+     * @param activeChunks the number of chunks of the class in use afterwards
+     * @param pooled true if the chunk is kept whole in the reuse pool, false if its slab went back to the system
+     */
     default void chunkRetired(int sizeClass, int chunkSize, long activeChunks, boolean pooled) {
     }
 
     /**
-     * A magazine looked in the reuse pool for a chunk of {@code sizeClass} (-1: a slab for a large chunk) and found
-     * a slab of {@code slabSize} bytes (0: nothing), as a whole chunk of the class if {@code wholeChunk}.
-     * {@code pooledFreeBytes} is what the reuse pool holds afterwards.
+     * A magazine looked in the reuse pool for memory for a new chunk.
+     *
+     * @param sizeClass the size class index of the chunk, or -1 for a slab for a large chunk
+     * @param slabSize the size of the slab found, in bytes, or 0 if nothing was found
+     * @param wholeChunk true if what was found is a whole chunk of the class, ready to use
+     * @param pooledFreeBytes bytes the reuse pool holds afterwards
      */
     default void reusePoolTake(int sizeClass, int slabSize, boolean wholeChunk, long pooledFreeBytes) {
     }
 
     /**
-     * {@code trim()} gave {@code freedBytes} back to the system, ended {@code reapedMagazines} magazines of dead
-     * threads and asked {@code threadMagazines} live ones to give back their empty chunks.
+     * {@code trim()} ran on the pool.
+     *
+     * @param freedBytes bytes of pooled slabs it gave back to the system
+     * @param reapedMagazines magazines of dead threads it ended
+     * @param threadMagazines live thread magazines it asked to give back their empty chunks at their next refill
+     * @param reservedBytes bytes of every slab the pool holds afterwards
      */
     default void trimmed(long freedBytes, int reapedMagazines, int threadMagazines, long reservedBytes) {
     }
 
-    /** A thread got a magazine of its own; {@code threadMagazines} live afterwards. */
+    /**
+     * A thread got a magazine of its own.
+     *
+     * @param threadMagazines the number of thread magazines afterwards
+     */
     default void magazineCreated(int threadMagazines) {
     }
 
     /**
-     * The magazine of thread {@code ownerThreadId} ({@code ownerThreadName}, null if the thread object is gone)
-     * ended; {@code reaped} if another thread found its owner dead. It held {@code heldBytes} of chunks, of which
-     * {@code stillHeldBytes} in {@code stillHeldChunks} chunks still hold live buffers;
-     * {@code endedThreadsBytes} is what all ended magazines hold afterwards.
+     * A thread's magazine ended.
+     *
+     * @param ownerThreadId {@link Thread#getId()} of the magazine's thread
+     * @param ownerThreadName the thread's name, or null if the thread object is gone
+     * @param reaped true if another thread ended it, having found its owner dead
+     * @param heldBytes slab bytes of the size-classed chunks it held when it ended
+     * @param stillHeldBytes slab bytes of those chunks that still hold live buffers
+     * @param stillHeldChunks the number of those chunks
+     * @param endedThreadsBytes bytes every ended magazine of the pool holds afterwards
      */
     default void magazineEnded(long ownerThreadId, String ownerThreadName, boolean reaped, long heldBytes,
                                long stillHeldBytes, int stillHeldChunks, long endedThreadsBytes) {

@@ -8,6 +8,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * and go, magazines end), never per pooled buffer; reads are snapshots.
  */
 public final class PoolMetrics {
+    /** Counters at zero, for a new pool. */
+    public PoolMetrics() {
+    }
+
     /** Bytes of every slab alive: in chunks, in the reuse pool, and huge buffers. */
     private final AtomicLong reservedBytes = new AtomicLong();
     private final AtomicLong hugeBytes = new AtomicLong();
@@ -93,49 +97,94 @@ public final class PoolMetrics {
         endedThreadsBytes.addAndGet(-chunkBytes);
     }
 
-    /** Bytes of every slab alive: in chunks, in the reuse pool, and huge buffers. */
+    /**
+     * Bytes of every slab alive: in chunks, in the reuse pool, and huge buffers.
+     *
+     * @return the bytes, 0 or more
+     */
     public long reservedBytes() {
         return reservedBytes.get();
     }
 
-    /** Bytes of the huge buffers alive (above the pooling limit). */
+    /**
+     * Bytes of the huge buffers alive (above the pooling limit).
+     *
+     * @return the bytes of their slabs, 0 or more
+     */
     public long hugeBytes() {
         return hugeBytes.get();
     }
 
-    /** Large chunks whose slab has not gone back yet. */
+    /**
+     * Large chunks whose slab has not gone back yet.
+     *
+     * @return the number of large chunks, 0 or more
+     */
     public long largeChunks() {
         return largeChunks.get();
     }
 
+    /**
+     * Slabs taken from the system since the pool was made.
+     *
+     * @return the count, never decreasing
+     */
     public long slabsAllocated() {
         return slabsAllocated.get();
     }
 
+    /**
+     * Slabs given back to the system since the pool was made.
+     *
+     * @return the count, never decreasing
+     */
     public long slabsFreed() {
         return slabsFreed.get();
     }
 
-    /** Bytes of every slab freed since the pool was made. */
+    /**
+     * Bytes of every slab freed since the pool was made.
+     *
+     * @return the bytes, never decreasing
+     */
     public long freedBytes() {
         return freedBytes.get();
     }
 
+    /**
+     * Thread magazines ended since the pool was made, because their thread exited, detached or died.
+     *
+     * @return the count, never decreasing
+     */
     public long magazinesEnded() {
         return magazinesEnded.get();
     }
 
-    /** Slab bytes of size-classed chunks that ended magazines still hold. */
+    /**
+     * Slab bytes of size-classed chunks that ended magazines still hold.
+     *
+     * @return the bytes, 0 once every buffer allocated by ended threads is released
+     */
     public long endedThreadsBytes() {
         return endedThreadsBytes.get();
     }
 
-    /** Chunks of {@code sizeClass} in magazines now. */
+    /**
+     * Chunks of {@code sizeClass} in magazines now.
+     *
+     * @param sizeClass the size class, {@code 0 <= sizeClass < SizeClasses.COUNT}
+     * @return the number of chunks, 0 or more
+     */
     public long activeChunks(int sizeClass) {
         return chunksPerClass.get(sizeClass);
     }
 
-    /** Chunks of {@code sizeClass} put to use since the pool started. */
+    /**
+     * Chunks of {@code sizeClass} put to use since the pool started.
+     *
+     * @param sizeClass the size class, {@code 0 <= sizeClass < SizeClasses.COUNT}
+     * @return the count, never decreasing
+     */
     public long chunkActivations(int sizeClass) {
         return activationsPerClass.get(sizeClass);
     }

@@ -21,6 +21,7 @@ public final class SizeClasses {
 
     /** Largest request served by a size class; anything above goes to large chunks. */
     public static final int MAX_SIZE = SIZES[SIZES.length - 1];
+    /** Number of size classes; class indices go from 0 to {@code COUNT - 1}. */
     public static final int COUNT = SIZES.length;
 
     /** {@code CLASS_OF_QUANTA[ceil(size / QUANTUM)]} is the index of the smallest class that fits {@code size}. */
@@ -41,11 +42,22 @@ public final class SizeClasses {
         return lookup;
     }
 
-    /** The class index for a request of {@code size} bytes, {@code 0 <= size <= MAX_SIZE}. */
+    /**
+     * The class index for a request of {@code size} bytes: the smallest class that holds it.
+     *
+     * @param size the request in bytes, {@code 0 <= size <= MAX_SIZE} (not checked)
+     * @return the class index, from 0 to {@code COUNT - 1}
+     */
     public static int indexOf(int size) {
         return CLASS_OF_QUANTA[(size + QUANTUM - 1) >>> QUANTUM_SHIFT];
     }
 
+    /**
+     * The segment size of a class.
+     *
+     * @param index the class index, {@code 0 <= index < COUNT}
+     * @return the size in bytes, a multiple of 16 from 16 to {@link #MAX_SIZE}
+     */
     public static int sizeOf(int index) {
         return SIZES[index];
     }
@@ -53,6 +65,9 @@ public final class SizeClasses {
     /**
      * Bytes of the slab that backs a chunk of this class: room for at least 16 segments, a power of two between
      * 64 KiB and 512 KiB so empty slabs can be re-cut for any class of the same slab size.
+     *
+     * @param index the class index, {@code 0 <= index < COUNT}
+     * @return the slab size in bytes, a power of two from {@link #MIN_CHUNK_SIZE} to {@link #MAX_CHUNK_SIZE}
      */
     public static int chunkSizeOf(int index) {
         return chunkSize(SIZES[index] * 16);
@@ -61,6 +76,9 @@ public final class SizeClasses {
     /**
      * The slab for a magazine's first chunk of a class: room for 4 segments only (still at least 64 KiB). Rare
      * classes then cost little; a class that needs a second chunk gets full-sized ones.
+     *
+     * @param index the class index, {@code 0 <= index < COUNT}
+     * @return the slab size in bytes, a power of two from {@link #MIN_CHUNK_SIZE} to {@link #MAX_CHUNK_SIZE}
      */
     public static int firstChunkSizeOf(int index) {
         return chunkSize(SIZES[index] * 4);
@@ -71,6 +89,8 @@ public final class SizeClasses {
         return Math.max(MIN_CHUNK_SIZE, Math.min(MAX_CHUNK_SIZE, size));
     }
 
+    /** Smallest slab a size-classed chunk is cut from: 64 KiB. */
     public static final int MIN_CHUNK_SIZE = 64 * 1024;
+    /** Largest slab a size-classed chunk is cut from, and the least {@code maxLargeChunkSize}: 512 KiB. */
     public static final int MAX_CHUNK_SIZE = 512 * 1024;
 }

@@ -25,7 +25,12 @@ public final class VirtualThreads {
     private VirtualThreads() {
     }
 
-    /** Whether {@code thread} (not null) is a virtual thread; false before JDK 21. */
+    /**
+     * Whether {@code thread} is a virtual thread.
+     *
+     * @param thread the thread to look at, not null
+     * @return true for a virtual thread; always false before JDK 21
+     */
     public static boolean isVirtual(Thread thread) {
         return KIND.isVirtual(thread);
     }

@@ -34,7 +34,15 @@ public final class WatchList<T> {
     private final DueTask prune = new DueTask(BackgroundThread.SCHEDULER, () -> PRUNE_DELAY_MILLIS,
         () -> size > PRUNE_FROM, this::removeCleared, false);
 
-    /** Watches {@code object} while something else references it. */
+    /** An empty list. */
+    public WatchList() {
+    }
+
+    /**
+     * Watches {@code object} while something else references it.
+     *
+     * @param object the object to watch, held weakly
+     */
     public void add(T object) {
         removeCleared();
         Watched<T> entry = new Watched<>(object, cleared);
@@ -49,7 +57,11 @@ public final class WatchList<T> {
         prune.request();
     }
 
-    /** Runs {@code action} for every watched object still reachable, under the list's lock. */
+    /**
+     * Runs {@code action} for every watched object still reachable, under the list's lock.
+     *
+     * @param action what to run on each object, newest first; it must not wait for another thread that uses the list
+     */
     public synchronized void forEach(Consumer<? super T> action) {
         removeCleared();
         for (Watched<T> entry = first; entry != null; entry = entry.next) {
@@ -63,6 +75,8 @@ public final class WatchList<T> {
     /**
      * The watched objects still reachable, copied under the list's lock: for work that must not run under it (it is
      * one lock for the JVM, which every {@link #add} takes).
+     *
+     * @return a new modifiable list of the objects, newest first
      */
     public synchronized List<T> snapshot() {
         removeCleared();
@@ -76,7 +90,11 @@ public final class WatchList<T> {
         return objects;
     }
 
-    /** Entries in the list, cleared ones not yet removed included. */
+    /**
+     * Entries in the list, cleared ones not yet removed included.
+     *
+     * @return the number of entries, 0 or more
+     */
     public synchronized int size() {
         return size;
     }

@@ -18,7 +18,11 @@ public final class JfrEvents {
     private JfrEvents() {
     }
 
-    /** Whether the runtime has the {@code jdk.jfr} module, so the events can be recorded. */
+    /**
+     * Whether the runtime has the {@code jdk.jfr} module, so the events can be recorded.
+     *
+     * @return true if the module is in the boot layer
+     */
     public static boolean available() {
         return AVAILABLE;
     }
@@ -26,12 +30,21 @@ public final class JfrEvents {
     /**
      * The observer of one pool: of the allocator whose identity hash is {@code allocatorId} (the id Micrometer's
      * allocator metrics use too), for {@code direct} or heap memory.
+     *
+     * @param allocatorId {@link System#identityHashCode} of the allocator, the events' {@code allocatorId} field
+     * @param direct true for the direct memory pool, false for the heap one
+     * @return a new observer that records the events, or {@link PoolEvents#NONE} where {@code jdk.jfr} is missing
      */
     public static PoolEvents forPool(int allocatorId, boolean direct) {
         return AVAILABLE ? new JfrPoolEvents(allocatorId, direct) : PoolEvents.NONE;
     }
 
-    /** Reports {@code pool}'s requests per size class in the periodic {@code magalloc.SizeClassRequests} event. */
+    /**
+     * Reports {@code pool}'s requests per size class in the periodic {@code magalloc.SizeClassRequests} event; does
+     * nothing where {@code jdk.jfr} is missing.
+     *
+     * @param pool the pool to report on, watched weakly while it is reachable
+     */
     public static void watchRequests(MemoryPool pool) {
         if (AVAILABLE) {
             JfrPoolEvents.watchRequests(pool);

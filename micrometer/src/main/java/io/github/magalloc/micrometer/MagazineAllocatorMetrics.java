@@ -72,11 +72,23 @@ public final class MagazineAllocatorMetrics implements MeterBinder {
     final RecentRequests heapRequests = new RecentRequests(false);
     final RecentRequests directRequests = new RecentRequests(true);
 
+    /**
+     * Meters for {@code allocator}, tagged {@code id} and {@code memory.type} only.
+     *
+     * @param allocator the allocator to measure, not null
+     * @throws NullPointerException if {@code allocator} is null
+     */
     public MagazineAllocatorMetrics(MagazineByteBufAllocator allocator) {
         this(allocator, Tags.empty());
     }
 
-    /** {@code tags} are added to every meter (an application name, say). */
+    /**
+     * Meters for {@code allocator}, with {@code tags} added to every meter (an application name, say).
+     *
+     * @param allocator the allocator to measure, not null
+     * @param tags tags for every meter besides {@code id} and {@code memory.type}; may be empty
+     * @throws NullPointerException if {@code allocator} is null
+     */
     public MagazineAllocatorMetrics(MagazineByteBufAllocator allocator, Iterable<Tag> tags) {
         this.metric = allocator.metric();
         this.tags = Tags.of("id", String.valueOf(allocator.hashCode())).and(tags);

@@ -37,11 +37,24 @@ public final class ReceiveAllocatorMetrics implements MeterBinder {
     private final ReceiveMetricProvider receive;
     private final Tags tags;
 
+    /**
+     * Counters for {@code receive}, tagged {@code id} only.
+     *
+     * @param receive the receive allocator to measure, not null
+     * @throws NullPointerException if {@code receive} is null
+     */
     public ReceiveAllocatorMetrics(ReceiveMetricProvider receive) {
         this(receive, Tags.empty());
     }
 
-    /** {@code tags} are added to every meter (an application name, a listening port, say). */
+    /**
+     * Counters for {@code receive}, with {@code tags} added to every meter (an application name, a listening port,
+     * say).
+     *
+     * @param receive the receive allocator to measure, not null
+     * @param tags tags for every counter besides {@code id}; may be empty
+     * @throws NullPointerException if {@code receive} is null
+     */
     public ReceiveAllocatorMetrics(ReceiveMetricProvider receive, Iterable<Tag> tags) {
         this.receive = receive;
         this.tags = Tags.of("id", String.valueOf(receive.hashCode())).and(tags);

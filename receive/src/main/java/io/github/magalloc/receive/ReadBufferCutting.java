@@ -29,6 +29,8 @@ public final class ReadBufferCutting {
      * {@link MaxMessagesRecvByteBufAllocator} when {@code allocator} is one (channel configs need that for
      * {@code setMaxMessagesPerRead}), and a {@link ReceiveMetricProvider} that counts its reads.
      *
+     * @param allocator the receive allocator that sizes the read buffers and decides when to read on, not null
+     * @return a new receive allocator that delegates to {@code allocator} and cuts its read buffers
      * @throws NullPointerException if {@code allocator} is null
      */
     public static RecvByteBufAllocator wrap(RecvByteBufAllocator allocator) {

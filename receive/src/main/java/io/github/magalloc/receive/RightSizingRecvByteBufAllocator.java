@@ -26,8 +26,11 @@ import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
  */
 public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRecvByteBufAllocator
     implements ReceiveMetricProvider {
+    /** The default smallest guess, in bytes: 64, as Netty's adaptive allocator. */
     public static final int DEFAULT_MINIMUM = 64;
+    /** The default first guess of a channel, in bytes: 2,048, as Netty's adaptive allocator. */
     public static final int DEFAULT_INITIAL = 2048;
+    /** The default largest guess, in bytes: 65,536, as Netty's adaptive allocator. */
     public static final int DEFAULT_MAXIMUM = 64 * 1024;
 
     private final int minIndex;
@@ -52,7 +55,12 @@ public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRec
         ReceiveEvents.watch(this);
     }
 
-    /** A builder starting from the defaults. */
+    /**
+     * A builder starting from the defaults ({@link #DEFAULT_MINIMUM}, {@link #DEFAULT_INITIAL},
+     * {@link #DEFAULT_MAXIMUM}); {@link Builder#build()} checks the sizes.
+     *
+     * @return a new builder; builders are not thread-safe
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -73,17 +81,30 @@ public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRec
         return counters.metric();
     }
 
-    /** The guess a channel starts with, in bytes. */
+    /**
+     * The guess a channel starts with.
+     *
+     * @return the size in bytes, from {@link #minimum()} to {@link #maximum()}
+     */
     public int initial() {
         return ReceiveSizes.sizeAt(initialIndex);
     }
 
-    /** The smallest guess, in bytes. */
+    /**
+     * The smallest guess.
+     *
+     * @return the size in bytes: the configured minimum rounded up to a size of the table
+     */
     public int minimum() {
         return ReceiveSizes.sizeAt(minIndex);
     }
 
-    /** The largest guess, in bytes. */
+    /**
+     * The largest guess.
+     *
+     * @return the size in bytes: the configured maximum rounded down to a size of the table, but never below
+     *         {@link #minimum()}
+     */
     public int maximum() {
         return ReceiveSizes.sizeAt(maxIndex);
     }
@@ -160,25 +181,57 @@ public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRec
         private Builder() {
         }
 
-        /** The smallest buffer a channel's guess goes down to. */
+        /**
+         * The smallest buffer a channel's guess goes down to. Rounds up to a size of the table.
+         *
+         * <p>Default: {@link #DEFAULT_MINIMUM} (64). Range: 1 to the initial guess. A value outside it makes
+         * {@link #build()} throw {@link IllegalArgumentException}; this setter accepts any value.
+         *
+         * @param bytes the smallest guess, in bytes
+         * @return this builder
+         */
         public Builder minimum(int bytes) {
             this.minimum = bytes;
             return this;
         }
 
-        /** The first guess of a new channel. */
+        /**
+         * The first guess of a new channel. Rounds up to a size of the table, but not above the rounded maximum.
+         *
+         * <p>Default: {@link #DEFAULT_INITIAL} (2,048). Range: the minimum to the maximum. A value outside it makes
+         * {@link #build()} throw {@link IllegalArgumentException}; this setter accepts any value.
+         *
+         * @param bytes the first guess, in bytes
+         * @return this builder
+         */
         public Builder initial(int bytes) {
             this.initial = bytes;
             return this;
         }
 
-        /** The largest buffer a channel's guess goes up to. */
+        /**
+         * The largest buffer a channel's guess goes up to. Rounds down to a size of the table, but not below the
+         * rounded minimum (so where no size of the table lies between minimum and maximum, the largest guess is the
+         * rounded minimum, above this value).
+         *
+         * <p>Default: {@link #DEFAULT_MAXIMUM} (65,536). Range: the initial guess to 1 GiB (1,073,741,824). A value
+         * outside it makes {@link #build()} throw {@link IllegalArgumentException}; this setter accepts any value.
+         *
+         * @param bytes the largest guess, in bytes
+         * @return this builder
+         */
         public Builder maximum(int bytes) {
             this.maximum = bytes;
             return this;
         }
 
-        /** Throws {@link IllegalArgumentException} unless {@code 0 < minimum <= initial <= maximum <= 1 GiB}. */
+        /**
+         * Checks the sizes and makes a receive allocator with them. The builder stays usable.
+         *
+         * @return a new receive allocator, for any number of channels
+         * @throws IllegalArgumentException unless {@code 0 < minimum <= initial <= maximum <= 1 GiB} (the sizes as
+         *                                  given, before rounding)
+         */
         public RightSizingRecvByteBufAllocator build() {
             return new RightSizingRecvByteBufAllocator(minimum, initial, maximum);
         }
