@@ -65,13 +65,14 @@ public final class MagazineAllocatorConfig {
     MagazineAllocatorConfig(Builder b) {
         throwIfInvalid(checkReuseBudgetBytes(b.reuseBudgetBytes));
         throwIfInvalid(checkMaxLargeChunkSize(b.maxLargeChunkSize));
-        throwIfInvalid(checkMaxPooledSize(b.maxPooledSize, b.maxLargeChunkSize));
+        int maxPooled = b.maxPooledSizeSet ? b.maxPooledSize : Math.min(b.maxPooledSize, b.maxLargeChunkSize);
+        throwIfInvalid(checkMaxPooledSize(maxPooled, b.maxLargeChunkSize));
         throwIfInvalid(checkSharedMagazines(b.sharedMagazines));
         throwIfInvalid(checkDecayMillis(b.decayMillis));
         throwIfInvalid(checkNativeTrimMillis(b.nativeTrimMillis));
         this.preferDirect = b.preferDirect;
         this.reuseBudgetBytes = b.reuseBudgetBytes;
-        this.maxPooledSize = b.maxPooledSize;
+        this.maxPooledSize = maxPooled;
         this.maxLargeChunkSize = b.maxLargeChunkSize;
         this.sharedMagazines = b.sharedMagazines;
         this.threadLocalMagazinesForAllThreads = b.threadLocalMagazinesForAllThreads;
@@ -250,6 +251,8 @@ public final class MagazineAllocatorConfig {
         private boolean preferDirect = DEFAULT_PREFER_DIRECT;
         private long reuseBudgetBytes = DEFAULT_REUSE_BUDGET_BYTES;
         private int maxPooledSize = DEFAULT_MAX_POOLED_SIZE;
+        /** Whether {@link #maxPooledSize(int)} was called: only a default follows a smaller maxLargeChunkSize. */
+        private boolean maxPooledSizeSet;
         private int maxLargeChunkSize = DEFAULT_MAX_LARGE_CHUNK_SIZE;
         private int sharedMagazines = DEFAULT_SHARED_MAGAZINES;
         private boolean threadLocalMagazinesForAllThreads = DEFAULT_THREAD_LOCAL_FOR_ALL_THREADS;
@@ -299,17 +302,18 @@ public final class MagazineAllocatorConfig {
          * size classes (32 KiB) up to it take pages of large chunks; larger ones get a slab of their own, taken from
          * the system and freed on release.
          *
-         * <p>Default: 1 MiB (1,048,576), lowered to the default {@link #maxLargeChunkSize(int)} if that is smaller,
-         * or system property {@code magalloc.maxPooledSize}. Range: 32,768 to the {@code maxLargeChunkSize} this
-         * builder ends with, inclusive; not necessarily a power of two. A value outside it makes {@link #config()}
-         * and {@link #build()} throw {@link IllegalArgumentException}; this setter accepts any value. So a
-         * {@code maxLargeChunkSize} below this setting's value needs this setting lowered too.
+         * <p>Default: 1 MiB (1,048,576), or system property {@code magalloc.maxPooledSize}; left unset, it is lowered
+         * to the builder's {@link #maxLargeChunkSize(int)} where that is smaller. Range: 32,768 to the
+         * {@code maxLargeChunkSize} this builder ends with, inclusive; not necessarily a power of two. A value set
+         * outside it makes {@link #config()} and {@link #build()} throw {@link IllegalArgumentException}; this setter
+         * accepts any value.
          *
          * @param bytes the largest pooled request, in bytes
          * @return this builder
          */
         public Builder maxPooledSize(int bytes) {
             this.maxPooledSize = bytes;
+            this.maxPooledSizeSet = true;
             return this;
         }
 

@@ -60,6 +60,15 @@ class MagazineAllocatorConfigTest {
             .isEqualTo(SizeClasses.MAX_SIZE);
     }
 
+    /** Lowering only maxLargeChunkSize below the default maxPooledSize lowers that default with it, not an error. */
+    @Test
+    void anUnsetMaxPooledSizeFollowsASmallerMaxLargeChunkSize() {
+        assertThat(MagazineByteBufAllocator.builder().maxLargeChunkSize(512 * KIB).config().maxPooledSize())
+            .isEqualTo(512 * KIB);
+        assertThat(MagazineByteBufAllocator.builder().maxLargeChunkSize(1 << 30).config().maxPooledSize())
+            .isEqualTo(MagazineAllocatorConfig.DEFAULT_MAX_POOLED_SIZE);
+    }
+
     @Test
     void sharedMagazinesIsAPowerOfTwoFrom1To1024() {
         rejects(MagazineByteBufAllocator.builder().sharedMagazines(12), "sharedMagazines: 12");
