@@ -209,7 +209,9 @@ final class StressFixtures {
 
     /** True if every chunk in {@code magazine}'s partial lists has a free segment; call when no other thread touches it. */
     static boolean partialChunksHaveFreeSegments(Magazine magazine) {
-        for (ChunkList list : (ChunkList[]) get(field(Magazine.class, "partial"), magazine)) {
+        ParkedChunks parked = (ParkedChunks) get(field(Magazine.class, "parked"), magazine);
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            ChunkList list = parked.partialIfMade(sizeClass);
             for (SizeClassChunk chunk = list == null ? null : list.first(); chunk != null; chunk = chunk.next) {
                 if (chunk.freeCount == 0) {
                     return false;
