@@ -50,7 +50,13 @@ public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRec
                 + ")");
         }
         this.minIndex = ReceiveSizes.indexAtLeast(minimum);
-        this.maxIndex = Math.max(minIndex, ReceiveSizes.indexAtMost(maximum));
+        if (ReceiveSizes.sizeAt(minIndex) > maximum) {
+            // No guess could keep both bounds: the smallest allowed one would pass the maximum.
+            throw new IllegalArgumentException("receive buffer sizes: minimum " + minimum + " rounds up to "
+                + ReceiveSizes.sizeAt(minIndex) + ", above maximum " + maximum + " (expected: a size of the table, "
+                + "magalloc's size classes then runs of 8 KiB pages, from minimum to maximum)");
+        }
+        this.maxIndex = ReceiveSizes.indexAtMost(maximum);
         this.initialIndex = Math.min(maxIndex, ReceiveSizes.indexAtLeast(initial));
         ReceiveEvents.watch(this);
     }
@@ -210,9 +216,8 @@ public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRec
         }
 
         /**
-         * The largest buffer a channel's guess goes up to. Rounds down to a size of the table, but not below the
-         * rounded minimum (so where no size of the table lies between minimum and maximum, the largest guess is the
-         * rounded minimum, above this value).
+         * The largest buffer a channel's guess goes up to. Rounds down to a size of the table; a size of the table
+         * must lie between the minimum and this value.
          *
          * <p>Default: {@link #DEFAULT_MAXIMUM} (65,536). Range: the initial guess to 1 GiB (1,073,741,824). A value
          * outside it makes {@link #build()} throw {@link IllegalArgumentException}; this setter accepts any value.
@@ -230,7 +235,7 @@ public final class RightSizingRecvByteBufAllocator extends DefaultMaxMessagesRec
          *
          * @return a new receive allocator, for any number of channels
          * @throws IllegalArgumentException unless {@code 0 < minimum <= initial <= maximum <= 1 GiB} (the sizes as
-         *                                  given, before rounding)
+         *                                  given) and the minimum rounded up to the table is at most the maximum
          */
         public RightSizingRecvByteBufAllocator build() {
             return new RightSizingRecvByteBufAllocator(minimum, initial, maximum);

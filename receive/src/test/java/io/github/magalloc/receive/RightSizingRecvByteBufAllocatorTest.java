@@ -78,6 +78,18 @@ class RightSizingRecvByteBufAllocatorTest {
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maximum 2147483647");
     }
 
+    /** A minimum and maximum with no size of the table between them: no guess could keep both, a clear error. */
+    @Test
+    void boundsWithNoSizeBetweenThemAreRejected() {
+        assertThatThrownBy(() -> RightSizingRecvByteBufAllocator.builder().minimum(100).initial(100).maximum(100)
+            .build()).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("minimum 100 rounds up to 128, above maximum 100");
+        RightSizingRecvByteBufAllocator exact = RightSizingRecvByteBufAllocator.builder().minimum(128).initial(128)
+            .maximum(128).build();
+        assertThat(exact.minimum()).isEqualTo(128);
+        assertThat(exact.maximum()).isEqualTo(128);
+    }
+
     @Test
     void aReadThatFillsItsBufferDoublesTheGuessAtOnce() {
         RecvByteBufAllocator.ExtendedHandle handle = new RightSizingRecvByteBufAllocator().newHandle();
