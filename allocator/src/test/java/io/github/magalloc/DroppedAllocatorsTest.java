@@ -1,11 +1,10 @@
 package io.github.magalloc;
 
+import io.github.magalloc.core.RefusingLoop;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.DefaultEventExecutor;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.internal.PlatformDependent;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +20,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -131,7 +129,7 @@ class DroppedAllocatorsTest {
      */
     @Test
     void anEventLoopWhoseDecayTicksStoppedHoldsNoDroppedAllocator() throws Exception {
-        RefusingWhenAsked loop = new RefusingWhenAsked();
+        RefusingLoop loop = new RefusingLoop("refusing-when-asked");
         try {
             long directBefore = directMemory();
             List<WeakReference<Object>> dropped = new ArrayList<>();
@@ -144,7 +142,7 @@ class DroppedAllocatorsTest {
                 } finally {
                     loop.refusing = false;
                 }
-                assertThat(loop.refused).as("tasks the loop refused").isEqualTo(i + 1);
+                assertThat(loop.refused()).as("tasks the loop refused").isEqualTo(i + 1);
                 onLoop(loop, () -> alloc.directBuffer(LARGE).release()); // the owner's slow path: ticks move here
                 dropped.add(new WeakReference<>(alloc));
             }
@@ -246,36 +244,6 @@ class DroppedAllocatorsTest {
                 .invoke(ofVirtual, task);
         } catch (Throwable e) {
             throw new AssertionError("Thread.ofVirtual() failed", e);
-        }
-    }
-
-    /** An event loop that refuses the tasks others give it while {@link #refusing}, as a closed executor would. */
-    private static final class RefusingWhenAsked extends SingleThreadEventExecutor {
-        volatile boolean refusing;
-        volatile int refused;
-
-        RefusingWhenAsked() {
-            super(null, new DefaultThreadFactory("refusing-when-asked"), true);
-        }
-
-        @Override
-        protected void run() {
-            do {
-                Runnable task = takeTask();
-                if (task != null) {
-                    runTask(task);
-                    updateLastExecutionTime();
-                }
-            } while (!confirmShutdown());
-        }
-
-        @Override
-        public void execute(Runnable task) {
-            if (refusing) {
-                refused++; // one refusing thread at a time: the test's
-                throw new RejectedExecutionException("refused by the test");
-            }
-            super.execute(task);
         }
     }
 

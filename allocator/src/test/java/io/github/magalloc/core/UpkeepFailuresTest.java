@@ -3,9 +3,7 @@ package io.github.magalloc.core;
 import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.buffer.MagByteBuf;
 import io.netty.util.concurrent.DefaultEventExecutor;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.SingleThreadEventExecutor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,7 +14,6 @@ import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -152,27 +149,7 @@ class UpkeepFailuresTest {
     @Test
     void aRefusalAfterTheTicksWereScheduledHandsTheTicksToTheSlowPaths() throws Exception {
         AtomicInteger ticks = new AtomicInteger();
-        AtomicBoolean refuse = new AtomicBoolean();
-        EventExecutor loop = new SingleThreadEventExecutor(null, new DefaultThreadFactory("refusing-loop"), true) {
-            @Override
-            protected void run() {
-                do {
-                    Runnable task = takeTask();
-                    if (task != null) {
-                        runTask(task);
-                        updateLastExecutionTime();
-                    }
-                } while (!confirmShutdown());
-            }
-
-            @Override
-            public void execute(Runnable task) {
-                if (refuse.get()) {
-                    throw new RejectedExecutionException("a loop that refuses on purpose");
-                }
-                super.execute(task);
-            }
-        };
+        RefusingLoop loop = new RefusingLoop("refusing-loop");
         try {
             // The test's thread plays the owner on its slow paths; the loop's own ticks are not counted.
             MagazineDecay.Target target = new CountingTarget(ticks, Thread.currentThread());
@@ -182,7 +159,7 @@ class UpkeepFailuresTest {
                 return made;
             }).get(30, TimeUnit.SECONDS);
             assertThat(decay.ticksOnSlowPaths()).isFalse();
-            refuse.set(true);
+            loop.refusing = true;
             decay.askLoopForOwnerWork(); // refused: from now on the owner ticks on its slow paths
             assertThat(decay.ticksOnSlowPaths()).isTrue();
             assertThat(eventually(() -> {
@@ -190,7 +167,7 @@ class UpkeepFailuresTest {
                 return ticks.get() > 0;
             })).as("a tick on the owner's slow paths after the hand-over").isTrue();
         } finally {
-            refuse.set(false);
+            loop.refusing = false;
             loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
         }
     }
