@@ -117,6 +117,14 @@ final class Goals {
                         check(out, r, "vs ADAPTIVE", JmhResultTable.ratio(results, r, "ADAPTIVE"), limit, false);
                     }
                 });
+        // Netty's microbenchmark harness threads (and the peer's suite, which runs on them) refuse every task, so
+        // magalloc's maintenance runs on their slow paths and their link to the magazine stays weak: that must cost
+        // no more than an event loop's thread does.
+        section(out, "G12 Harness threads: magalloc's ratio to adaptive within 1.05x of its ratio on event loops "
+                        + "(FixedSize 256 B; AllocPattern 1,024/8,192 live)",
+                b -> b.workers().equals("HARNESS") && (b.name().equals("FixedSize") && "256".equals(b.param("size"))
+                        || b.name().equals("AllocPattern") && lives.contains(b.param("maxLive"))),
+                r -> check(out, r, "ratio vs EVENT_LOOP's", harnessOverEventLoop(r), 1.05, false));
         // A virtual thread's own start and end allocate several hundred bytes whatever the allocator: the goal is
         // to add no more to that than adaptive does, and to take no longer per task than the faster Netty pool.
         section(out, "G9 VirtualThread (a task per virtual thread): heap B/task <= adaptive's, "
@@ -142,6 +150,21 @@ final class Goals {
             return size != null && size.chars().allMatch(Character::isDigit) && Integer.parseInt(size) > 32 * 1024;
         }
         return false;
+    }
+
+    /**
+     * Magalloc's ratio to adaptive on harness row {@code r} over its ratio on the event-loop row of the same benchmark
+     * and params; NaN without one.
+     */
+    private double harnessOverEventLoop(BenchResult r) {
+        for (BenchResult o : results) {
+            if (o.allocator().equals(MAGALLOC) && o.workers().equals("EVENT_LOOP")
+                    && o.benchmark().equals(r.benchmark()) && o.jmhThreads() == r.jmhThreads()
+                    && o.otherParams().equals(r.otherParams())) {
+                return JmhResultTable.ratio(results, r, "ADAPTIVE") / JmhResultTable.ratio(results, o, "ADAPTIVE");
+            }
+        }
+        return Double.NaN;
     }
 
     /** Score of {@code r} divided by the floor's with the same size and thread count, NaN without a floor row. */

@@ -147,7 +147,7 @@ public final class SideBySide {
         return List.of(
                 run("AllocPattern", Workers.EVENT_LOOP, "allocator", MAIN3, "distribution",
                         new String[] {"SOCKET_PROXY", "API_GATEWAY"}, "maxLive", new String[] {"1024", "8192", "65536"},
-                        "readWrite", new String[] {"false"}, "direct", new String[] {"true"}),
+                        "readWrite", new String[] {"false", "true"}, "direct", new String[] {"true"}),
                 run("FixedSize", Workers.EVENT_LOOP, "allocator", MAIN3, "size",
                         new String[] {"256", "65536", "1048576"}, "direct", new String[] {"true"}),
                 run("CrossThread", Workers.EVENT_LOOP, "allocator", MAIN3, "size", new String[] {"256", "65536"},
@@ -168,8 +168,8 @@ public final class SideBySide {
                 run("Concurrent", Workers.PLAIN, "allocator", MAIN2, "size", new String[] {"SOCKET_PROXY"},
                         "direct", new String[] {"true"}),
                 run("AllocPattern", Workers.HARNESS, "allocator", MAIN3, "distribution",
-                        new String[] {"SOCKET_PROXY"}, "maxLive", new String[] {"1024"},
-                        "readWrite", new String[] {"false"}, "direct", new String[] {"true"}),
+                        new String[] {"SOCKET_PROXY", "API_GATEWAY"}, "maxLive", new String[] {"1024", "8192"},
+                        "readWrite", new String[] {"false", "true"}, "direct", new String[] {"true"}),
                 run("FixedSize", Workers.HARNESS, "allocator", MAIN3, "size", new String[] {"256"},
                         "direct", new String[] {"true"}),
                 run("VirtualThread", Workers.VIRTUAL, "allocator", MAIN3, "direct", new String[] {"true"}));

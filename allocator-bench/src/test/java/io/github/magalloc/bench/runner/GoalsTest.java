@@ -59,6 +59,24 @@ class GoalsTest {
         assertThat(print(parse(fixed("MAGALLOC", 12.0, 0.0)))).contains("vs FLOOR: not measured");
     }
 
+    /** The same row, measured on harness threads. */
+    private static String onHarness(String row) {
+        return row.replace("\"threads\" : \"EVENT_LOOP\"", "\"threads\" : \"HARNESS\"");
+    }
+
+    @Test
+    void harnessRowsAreJudgedByTheirRatioOverTheEventLoopRatio() {
+        String loop = fixed("MAGALLOC", 12.0, 0.0);
+        String loopAdaptive = fixed("ADAPTIVE", 20.0, 0.0); // 0.60x on the event loop
+        String harnessAdaptive = onHarness(fixed("ADAPTIVE", 20.0, 0.0));
+        assertThat(print(parse(loop, loopAdaptive, onHarness(fixed("MAGALLOC", 12.5, 0.0)), harnessAdaptive)))
+                .contains("ratio vs EVENT_LOOP's: 1.04 (goal <= 1.05x) met");
+        assertThat(print(parse(loop, loopAdaptive, onHarness(fixed("MAGALLOC", 13.0, 0.0)), harnessAdaptive)))
+                .contains("ratio vs EVENT_LOOP's: 1.08 (goal <= 1.05x) NOT met");
+        assertThat(print(parse(onHarness(fixed("MAGALLOC", 12.0, 0.0)), harnessAdaptive)))
+                .contains("ratio vs EVENT_LOOP's: not measured");
+    }
+
     @Test
     void pinningGoalBoundsUsedMemoryByOneAndAHalfTimesLive() {
         String ok = row("PinningBenchmark.allocRelease", "avgt", "MAGALLOC", "", 900.0, "ns/op",
