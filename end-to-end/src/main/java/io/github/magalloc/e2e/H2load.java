@@ -32,7 +32,8 @@ final class H2load {
     static final int URI_COUNT = 1000;
     /** How long a run by request count is awaited: only a hang reaches it. */
     static final long REQUESTS_HANG_SECONDS = 600;
-    private static final Pattern FINISHED = Pattern.compile("finished in ([0-9.]+)s");
+    /** h2load prints the run's duration in s, ms or us, whichever unit keeps it at 1 or more (its format_duration). */
+    private static final Pattern FINISHED = Pattern.compile("finished in ([0-9.]+)(s|ms|us),");
     private static final Pattern REQUESTS = Pattern.compile("requests: (\\d+) total, (\\d+) started, (\\d+) done");
     private static final Pattern SUCCEEDED = Pattern.compile("(\\d+) done, (\\d+) succeeded");
     private static final Pattern STATUS = Pattern.compile("status codes: (\\d+) 2xx, (\\d+) 3xx");
@@ -185,8 +186,19 @@ final class H2load {
     static Summary parse(String output) {
         long succeeded = Long.parseLong(find(SUCCEEDED, output, 2));
         long redirects = Long.parseLong(find(STATUS, output, 2));
-        return new Summary(Double.parseDouble(find(FINISHED, output, 1)), Long.parseLong(find(REQUESTS, output, 3)),
-                succeeded - redirects);
+        return new Summary(finishedSeconds(output), Long.parseLong(find(REQUESTS, output, 3)), succeeded - redirects);
+    }
+
+    private static double finishedSeconds(String output) {
+        double value = Double.parseDouble(find(FINISHED, output, 1));
+        switch (find(FINISHED, output, 2)) {
+            case "ms":
+                return value / 1e3;
+            case "us":
+                return value / 1e6;
+            default:
+                return value;
+        }
     }
 
     private static String find(Pattern p, String output, int group) {
