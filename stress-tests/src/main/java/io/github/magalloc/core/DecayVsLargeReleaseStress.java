@@ -53,11 +53,6 @@ public class DecayVsLargeReleaseStress {
         }
 
         @Override
-        boolean neverRunsWhenIdle() {
-            return false;
-        }
-
-        @Override
         boolean ticksOnSlowPaths() {
             return false;
         }
