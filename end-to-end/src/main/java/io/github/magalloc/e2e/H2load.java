@@ -190,8 +190,9 @@ final class H2load {
     }
 
     private static double finishedSeconds(String output) {
-        double value = Double.parseDouble(find(FINISHED, output, 1));
-        switch (find(FINISHED, output, 2)) {
+        Matcher finished = match(FINISHED, output);
+        double value = Double.parseDouble(finished.group(1));
+        switch (finished.group(2)) {
             case "ms":
                 return value / 1e3;
             case "us":
@@ -202,11 +203,15 @@ final class H2load {
     }
 
     private static String find(Pattern p, String output, int group) {
+        return match(p, output).group(group);
+    }
+
+    private static Matcher match(Pattern p, String output) {
         Matcher m = p.matcher(output);
         if (!m.find()) {
             throw new IllegalArgumentException("no '" + p.pattern() + "' in h2load output:\n" + output);
         }
-        return m.group(group);
+        return m;
     }
 
     /** Adds the latency of every 2xx request in an h2load log (start µs, status, µs to the end of the response). */
