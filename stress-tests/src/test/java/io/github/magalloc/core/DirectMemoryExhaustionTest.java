@@ -12,6 +12,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,11 +28,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DirectMemoryExhaustionTest {
     private static final int SIZE = 1024;
+    /**
+     * Every allocator of the class, reachable until the class ends: a dropped allocator's pool is freed by the JVM's
+     * cleaner after a collection, at a moment no test chooses, and a test that sizes a request from the memory in use
+     * must not see memory come back under it.
+     */
+    private static final List<MagazineByteBufAllocator> KEPT = new ArrayList<>();
+
+    private static MagazineByteBufAllocator kept(MagazineByteBufAllocator alloc) {
+        KEPT.add(alloc);
+        return alloc;
+    }
 
     @Test
     @Order(1)
     void clearOutOfMemoryErrorAndAllMemoryBackAfterRelease() {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
         List<ByteBuf> held = new ArrayList<>();
         OutOfMemoryError error = fillUntilOutOfMemory(alloc, held);
         assertThat(error.getMessage())
@@ -51,7 +63,7 @@ class DirectMemoryExhaustionTest {
     @Test
     @Order(2)
     void normalServiceOnceMemoryIsReleased() {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
         List<ByteBuf> held = new ArrayList<>();
         fillUntilOutOfMemory(alloc, held);
         releaseAll(held);
@@ -77,7 +89,7 @@ class DirectMemoryExhaustionTest {
     @Test
     @Order(3)
     void chunkParkedByAFailedRefillIsNotUsedAfterItsRetirement() {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
         MagazineByteBufAllocatorMetric metric = alloc.metric();
         int sizeClass = SizeClasses.indexOf(SIZE);
         List<ByteBuf> held = new ArrayList<>();
@@ -97,12 +109,14 @@ class DirectMemoryExhaustionTest {
                 buf.release();
             }
         }
+        alloc.trim();
+        assertThat(metric.usedDirectMemory()).isZero();
     }
 
     @Test
     @Order(4)
     void threadLocalMagazineOutOfMemory() throws Exception {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread eventLoop = new DefaultThreadFactory("oom-loop").newThread(() -> {
             try {
@@ -133,7 +147,7 @@ class DirectMemoryExhaustionTest {
     @Test
     @Order(5)
     void largeBuffersOutOfMemory() {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
         List<ByteBuf> held = new ArrayList<>();
         OutOfMemoryError error = fillUntilOutOfMemory(alloc, held, 100 * 1024);
         assertThat(error.getMessage()).contains("magalloc: cannot allocate").contains("direct memory");
@@ -149,7 +163,7 @@ class DirectMemoryExhaustionTest {
     @Test
     @Order(6)
     void hugeBuffersOutOfMemory() {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
         List<ByteBuf> held = new ArrayList<>();
         OutOfMemoryError error = fillUntilOutOfMemory(alloc, held, 2 << 20); // above the pooling limit
         assertThat(error.getMessage()).contains("magalloc: cannot allocate " + (2 << 20) + " bytes");
@@ -168,7 +182,7 @@ class DirectMemoryExhaustionTest {
     @Test
     @Order(6)
     void hugeRequestAtTheIntLimitIsAClearOutOfMemory() {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
         int size = Integer.MAX_VALUE - 8;
         assertThatThrownBy(() -> alloc.directBuffer(size, Integer.MAX_VALUE))
             .isInstanceOf(OutOfMemoryError.class)
@@ -180,7 +194,7 @@ class DirectMemoryExhaustionTest {
     @Test
     @Order(7)
     void growthOutOfMemoryLeavesTheBufferAsItWas() {
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
         ByteBuf grown = alloc.directBuffer(SIZE, 16 << 20);
         for (int i = 0; i < SIZE / 4; i++) {
             grown.writeInt(i);
@@ -204,15 +218,17 @@ class DirectMemoryExhaustionTest {
     /**
      * The direct memory limit is the JVM's: what another allocator's reuse pool holds (its excess kept for a delay,
      * here an hour) gives way to an allocation that finds the limit reached (protocol 9 (making room)). The request fits
-     * only once half that excess is gone; the earlier tests' pools hold nothing (each ends with a trim).
+     * only once half that excess is gone. It is sized from the memory in use, so no other memory may come back while
+     * it runs: the earlier tests' pools hold nothing (each ends with a trim, and stays reachable), and the slabs their
+     * trims freed have had their arenas closed (JDK 22+: a background close would otherwise answer the request).
      */
     @Test
     @Order(8)
     void anotherAllocatorsPooledMemoryGivesWay() {
         int chunkBytes = SizeClasses.chunkSizeOf(SizeClasses.indexOf(SIZE));
         long budget = 4L * chunkBytes;
-        MagazineByteBufAllocator holder = MagazineByteBufAllocator.builder().reuseBudgetBytes(budget)
-            .decayMillis(3_600_000).build();
+        MagazineByteBufAllocator holder = kept(MagazineByteBufAllocator.builder().reuseBudgetBytes(budget)
+            .decayMillis(3_600_000).build());
         holder.attachCurrentThread();
         try {
             List<ByteBuf> held = new ArrayList<>();
@@ -228,7 +244,16 @@ class DirectMemoryExhaustionTest {
         assertThat(holder.metric().slabsFreed(true)).as("the holder's slabs freed (closes that could make room)")
             .isZero();
 
-        MagazineByteBufAllocator alloc = MagazineByteBufAllocator.builder().build();
+        MagazineByteBufAllocator alloc = kept(MagazineByteBufAllocator.builder().build());
+        closeEveryPendingArena();
+        for (ChunkSupply pool : MakingRoom.DIRECT.pools()) {
+            assertThat(pool.unclosedArenaBytes()).as("bytes waiting for an arena's close").isZero();
+        }
+        for (MagazineByteBufAllocator earlier : KEPT) {
+            if (earlier != holder) {
+                assertThat(earlier.metric().usedDirectMemory()).as("an earlier test's pool").isZero();
+            }
+        }
         long free = PlatformDependent.maxDirectMemory() - PlatformDependent.usedDirectMemory();
         int size = (int) (free + excess / 2);
         assertThat(size).as("a huge request").isGreaterThan(alloc.config().maxPooledSize());
@@ -237,6 +262,17 @@ class DirectMemoryExhaustionTest {
         assertThat(holder.metric().pooledFreeMemory(true)).as("the holder's pool after making room")
             .isLessThanOrEqualTo(budget + excess / 2);
         assertThat(huge.release()).isTrue();
+    }
+
+    /** Closes what every pool freed and queued for a close, and waits for the closes in progress to return. */
+    private static void closeEveryPendingArena() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a bound, not a timing: closes take ms
+        for (ChunkSupply pool : MakingRoom.DIRECT.pools()) {
+            while (pool.closeOnePendingArena() > 0) {
+                // closed one
+            }
+            pool.awaitArenaCloses(deadline);
+        }
     }
 
     private static OutOfMemoryError fillUntilOutOfMemory(MagazineByteBufAllocator alloc, List<ByteBuf> held) {
