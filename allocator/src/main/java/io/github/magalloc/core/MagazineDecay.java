@@ -120,22 +120,31 @@ abstract class MagazineDecay {
      * once a period has passed since the last: for a thread magazine whose thread runs no executor (a plain thread that
      * opted in) or whose executor refuses tasks (a harness executor that throws from {@code execute} and {@code
      * schedule}, a custom executor that is closed). Nothing is asked of any executor, so nothing can be refused, and
-     * nothing is added to the fast path: a tick costs one clock read per slow path while the magazine holds a chunk.
+     * nothing is added to the fast path. The clock is read on a slow path, not on every one: after a read that finds
+     * no tick due, the next 1, 3, 7, ... up to {@value #MAX_CLOCK_SKIP} slow paths skip it (a busy harness thread
+     * refills millions of times a second, and a clock read is a good part of a refill).
      *
      * <pre>
      *   two ticks are at least periodNanos apart          (the rule of the marks, as on an event loop)
+     *   a tick due runs at most MAX_CLOCK_SKIP slow paths late
      *   holdsChunks == false  =>  the magazine held no chunk at the last tick, and none was taken since
      * </pre>
      * What it cannot do: a thread that stops allocating, or that only reuses segments of its current chunks, reaches no
      * slow path, so its magazine keeps what it holds until {@code trim()} or the thread's end.
      */
     static class OnSlowPaths extends MagazineDecay {
+        /** The most slow paths that pass between two clock reads. */
+        static final int MAX_CLOCK_SKIP = 63;
         final Target magazine;
         private final long periodNanos;
         /** Owner only: whether ticks run (the magazine held a chunk at the last tick, or took one since). */
         private boolean holdsChunks;
         /** Owner only: when the next tick is due ({@link System#nanoTime()}). */
         private long nextTickNanos;
+        /** Owner only: slow paths left before the next clock read. */
+        private int slowPathsBeforeClockRead;
+        /** Owner only: the skip set by the last read that found no tick due: 0, 1, 3, ... MAX_CLOCK_SKIP. */
+        private int clockSkip;
 
         OnSlowPaths(Target magazine, long periodMillis) {
             this.magazine = magazine;
@@ -147,17 +156,32 @@ abstract class MagazineDecay {
             if (!holdsChunks) {
                 holdsChunks = true;
                 nextTickNanos = System.nanoTime() + periodNanos;
+                slowPathsBeforeClockRead = 0;
+                clockSkip = 0;
             }
         }
 
         @Override
         void onSlowPath() {
             if (holdsChunks) {
-                long now = System.nanoTime();
-                if (now - nextTickNanos >= 0) {
-                    nextTickNanos = now + periodNanos;
-                    holdsChunks = magazine.decayTick();
+                if (slowPathsBeforeClockRead > 0) {
+                    slowPathsBeforeClockRead--;
+                } else {
+                    tickIfDue();
                 }
+            }
+        }
+
+        /** Reads the clock: a tick if one is due, else the next read waits twice as many slow paths as the last. */
+        private void tickIfDue() {
+            long now = System.nanoTime();
+            if (now - nextTickNanos >= 0) {
+                nextTickNanos = now + periodNanos;
+                clockSkip = 0;
+                holdsChunks = magazine.decayTick();
+            } else {
+                clockSkip = Math.min(2 * clockSkip + 1, MAX_CLOCK_SKIP);
+                slowPathsBeforeClockRead = clockSkip;
             }
         }
 
