@@ -15,7 +15,7 @@ class SlowPathTicksTest {
 
     @Test
     void aTickDueRunsWithinTheBoundedSkipAfterManySlowPaths() throws Exception {
-        CountingTarget magazine = new CountingTarget();
+        TickCountingTarget magazine = new TickCountingTarget(Thread.currentThread());
         MagazineDecay decay = new MagazineDecay.OnSlowPaths(magazine, PERIOD_MILLIS);
         decay.onChunkTaken();
         for (int round = 0; round < 3; round++) {
@@ -23,18 +23,18 @@ class SlowPathTicksTest {
                 decay.onSlowPath();
             }
             Thread.sleep(PERIOD_MILLIS + 1); // a tick is due now, whatever ran before
-            int ticksBefore = magazine.ticks;
+            int ticksBefore = magazine.ticks.get();
             for (int i = 0; i <= MagazineDecay.OnSlowPaths.MAX_CLOCK_SKIP; i++) {
                 decay.onSlowPath();
             }
-            assertThat(magazine.ticks).as("ticks in the %d slow paths after one was due (round %d)",
+            assertThat(magazine.ticks.get()).as("ticks in the %d slow paths after one was due (round %d)",
                 MagazineDecay.OnSlowPaths.MAX_CLOCK_SKIP + 1, round).isGreaterThan(ticksBefore);
         }
     }
 
     @Test
     void noTickRunsOnceTheMagazineHoldsNothingUntilItTakesAChunk() throws Exception {
-        CountingTarget magazine = new CountingTarget();
+        TickCountingTarget magazine = new TickCountingTarget(Thread.currentThread());
         MagazineDecay decay = new MagazineDecay.OnSlowPaths(magazine, PERIOD_MILLIS);
         decay.onChunkTaken();
         magazine.holdsChunks = false;
@@ -42,54 +42,16 @@ class SlowPathTicksTest {
         for (int i = 0; i <= MagazineDecay.OnSlowPaths.MAX_CLOCK_SKIP; i++) {
             decay.onSlowPath();
         }
-        assertThat(magazine.ticks).as("the tick that found nothing held").isEqualTo(1);
+        assertThat(magazine.ticks.get()).as("the tick that found nothing held").isEqualTo(1);
         Thread.sleep(PERIOD_MILLIS + 1);
         for (int i = 0; i <= MagazineDecay.OnSlowPaths.MAX_CLOCK_SKIP; i++) {
             decay.onSlowPath();
         }
-        assertThat(magazine.ticks).as("no tick while nothing is held").isEqualTo(1);
+        assertThat(magazine.ticks.get()).as("no tick while nothing is held").isEqualTo(1);
         magazine.holdsChunks = true;
         decay.onChunkTaken();
         Thread.sleep(PERIOD_MILLIS + 1);
         decay.onSlowPath(); // a chunk taken starts the ticks again, reading the clock at the first slow path
-        assertThat(magazine.ticks).as("ticks after a chunk was taken").isEqualTo(2);
-    }
-
-    /** A magazine that counts its ticks and says whether it still holds chunks. */
-    private static final class CountingTarget implements MagazineDecay.Target {
-        int ticks;
-        boolean holdsChunks = true;
-
-        @Override
-        public boolean decayTick() {
-            ticks++;
-            return holdsChunks;
-        }
-
-        @Override
-        public boolean wasIdleLastPeriod() {
-            return false;
-        }
-
-        @Override
-        public void unpinFromThread() {
-        }
-
-        @Override
-        public boolean isOwnedByCurrentThread() {
-            return true;
-        }
-
-        @Override
-        public void releaseLargeSparesIfEmptied() {
-        }
-
-        @Override
-        public void doOwnerWork() {
-        }
-
-        @Override
-        public void requestOwnerWork() {
-        }
+        assertThat(magazine.ticks.get()).as("ticks after a chunk was taken").isEqualTo(2);
     }
 }

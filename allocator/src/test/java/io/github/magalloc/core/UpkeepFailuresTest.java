@@ -148,11 +148,10 @@ class UpkeepFailuresTest {
      */
     @Test
     void aRefusalAfterTheTicksWereScheduledHandsTheTicksToTheSlowPaths() throws Exception {
-        AtomicInteger ticks = new AtomicInteger();
         RefusingLoop loop = new RefusingLoop("refusing-loop");
         try {
             // The test's thread plays the owner on its slow paths; the loop's own ticks are not counted.
-            MagazineDecay.Target target = new CountingTarget(ticks, Thread.currentThread());
+            TickCountingTarget target = new TickCountingTarget(Thread.currentThread());
             MagazineDecay decay = loop.submit(() -> {
                 MagazineDecay made = MagazineDecay.forCurrentThread(target, 20);
                 made.onChunkTaken();
@@ -164,7 +163,7 @@ class UpkeepFailuresTest {
             assertThat(decay.ticksOnSlowPaths()).isTrue();
             assertThat(eventually(() -> {
                 decay.onSlowPath();
-                return ticks.get() > 0;
+                return target.ticks.get() > 0;
             })).as("a tick on the owner's slow paths after the hand-over").isTrue();
         } finally {
             loop.refusing = false;
@@ -204,52 +203,6 @@ class UpkeepFailuresTest {
                 .isTrue();
         } finally {
             AfterCollection.cleanerFactory = factory;
-        }
-    }
-
-    /** A target that counts its ticks and always holds chunks. */
-    private static final class CountingTarget implements MagazineDecay.Target {
-        private final AtomicInteger ticks;
-        private final Thread counted;
-
-        /** Counts the ticks that run on {@code counted}. */
-        CountingTarget(AtomicInteger ticks, Thread counted) {
-            this.ticks = ticks;
-            this.counted = counted;
-        }
-
-        @Override
-        public boolean decayTick() {
-            if (Thread.currentThread() == counted) {
-                ticks.incrementAndGet();
-            }
-            return true;
-        }
-
-        @Override
-        public boolean wasIdleLastPeriod() {
-            return false;
-        }
-
-        @Override
-        public void unpinFromThread() {
-        }
-
-        @Override
-        public boolean isOwnedByCurrentThread() {
-            return true;
-        }
-
-        @Override
-        public void releaseLargeSparesIfEmptied() {
-        }
-
-        @Override
-        public void doOwnerWork() {
-        }
-
-        @Override
-        public void requestOwnerWork() {
         }
     }
 
