@@ -1,5 +1,6 @@
 package io.github.magalloc;
 
+import io.github.magalloc.core.RefusingExecutor;
 import io.github.magalloc.core.RefusingLoop;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -34,9 +35,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * task (which holds its magazine weakly) and the flight recorder's watch list (weakly, pruned as it grows); the direct
  * slabs of a pool nothing reaches go back through its cleaner.
  *
- * <p>Three threads that go on living hold nothing either: an event loop that only allocated huge buffers (its magazine
+ * <p>Four threads that go on living hold nothing either: an event loop that only allocated huge buffers (its magazine
  * never takes a chunk, so no tick runs), an event loop whose decay ticks stopped (it refused a task, and the owner took
- * the ticks over on its slow paths), and a virtual thread that allocated and still runs (a connection's thread parked
+ * the ticks over on its slow paths), a harness thread whose executor refuses every task, and a virtual thread that allocated and still runs (a connection's thread parked
  * between requests). Each of {@value #FEW} allocators used there is collected, and the memory comes back.
  *
  * <p>A JVM of its own (heap and direct memory are global), with Netty's direct buffers freed only when asked
@@ -153,6 +154,33 @@ class DroppedAllocatorsTest {
         }
     }
 
+    /**
+     * A thread of Netty's microbenchmark harness: its executor refuses every task, so the magazine's ticks run on its
+     * slow paths and no tick ever weakens a link: the thread links the magazine weakly for good.
+     */
+    @Test
+    void aHarnessThreadHoldsNoDroppedAllocator() throws Exception {
+        ExecutorService harness = RefusingExecutor.harnessThread("harness-dropped");
+        try {
+            long directBefore = directMemory();
+            List<WeakReference<Object>> dropped = new ArrayList<>();
+            for (int i = 0; i < FEW; i++) {
+                MagazineByteBufAllocator alloc = new MagazineByteBufAllocator(true);
+                onThread(harness, () -> {
+                    useOnce(alloc);
+                    return null;
+                });
+                dropped.add(new WeakReference<>(alloc));
+            }
+            assertCollectedWithTheirMemory(dropped, directBefore);
+            assertThat(onThread(harness, () -> Thread.currentThread().isAlive())).as("the harness thread still runs")
+                .isTrue();
+        } finally {
+            harness.shutdown();
+            assertThat(harness.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     @Test
     void aRunningVirtualThreadHoldsNoDroppedAllocator() throws Exception {
         assumeTrue(Runtime.version().feature() >= 21, "virtual threads: JDK 21+");
@@ -218,8 +246,12 @@ class DroppedAllocatorsTest {
     }
 
     private static <T> T onLoop(EventExecutor loop, Callable<T> work) throws Exception {
+        return onThread(loop, work);
+    }
+
+    private static <T> T onThread(ExecutorService thread, Callable<T> work) throws Exception {
         try {
-            return loop.submit(work).get(30, TimeUnit.SECONDS);
+            return thread.submit(work).get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             throw new AssertionError(e.getCause());
         }

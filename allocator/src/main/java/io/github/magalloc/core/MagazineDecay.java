@@ -64,6 +64,12 @@ abstract class MagazineDecay {
     abstract boolean runsWhenIdle();
 
     /**
+     * Owner: whether no tick can ever again run while the owner allocates nothing; once true, stays true. False on an
+     * event loop until its executor refuses a task: before the first chunk its ticks are only not scheduled yet.
+     */
+    abstract boolean neverRunsWhenIdle();
+
+    /**
      * The magazine a decay ticks for (a {@link ThreadMagazine}): every call but {@link #requestOwnerWork} comes from
      * its owner thread, on a slow path or a task of its event loop.
      */
@@ -107,6 +113,11 @@ abstract class MagazineDecay {
         @Override
         boolean runsWhenIdle() {
             return false;
+        }
+
+        @Override
+        boolean neverRunsWhenIdle() {
+            return true;
         }
 
         @Override
@@ -194,6 +205,11 @@ abstract class MagazineDecay {
         @Override
         boolean runsWhenIdle() {
             return false;
+        }
+
+        @Override
+        boolean neverRunsWhenIdle() {
+            return true;
         }
 
         @Override
@@ -315,6 +331,12 @@ abstract class MagazineDecay {
         @Override
         boolean runsWhenIdle() {
             return ticks != null && !lvExecutorRefused();
+        }
+
+        /** A refusal is never taken back: nothing is asked of the executor again. */
+        @Override
+        boolean neverRunsWhenIdle() {
+            return lvExecutorRefused();
         }
 
         @Override

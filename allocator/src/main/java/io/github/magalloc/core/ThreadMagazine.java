@@ -43,8 +43,13 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
     Registry registry;
     /** How the living owner gives back: at once. */
     private final GiveBack atOnce;
-    /** The thread's weak link to this magazine ({@link ThreadMagazines}), made once. */
+    /**
+     * The thread's weak link to this magazine while an idle tick may come to weaken a strong link again
+     * ({@link ThreadMagazines}), made once.
+     */
     final WeakReference<ThreadMagazine> weakLink = new WeakReference<>(this);
+    /** The thread's weak link once {@link #linkStaysWeak()}, made once. */
+    final LastingWeakLink lastingWeakLink = new LastingWeakLink(this);
     /** Owner only: large allocations so far; with the size-classed ones, tells an idle period from a busy one. */
     private long largeAllocations;
     /** Owner only: allocations counted at the last decay tick. */
@@ -194,6 +199,14 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
      */
     boolean decayRunsWhenIdle() {
         return decay.runsWhenIdle();
+    }
+
+    /**
+     * Whether the decay can never again run while the thread allocates nothing (none at all, ticks on the owner's slow
+     * paths, or an executor that refused them): the thread's link can then stay weak for good. Once true, stays true.
+     */
+    boolean linkStaysWeak() {
+        return decay.neverRunsWhenIdle();
     }
 
     /** Owner: its thread's link to it becomes weak, so that a dropped allocator's magazine can be collected. */

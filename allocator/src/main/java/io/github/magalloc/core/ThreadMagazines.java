@@ -20,15 +20,20 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p><b>No thread keeps a pool.</b> A thread's entry lives as long as the thread (Netty never frees a thread-local's
  * index), and the thread-local object every thread keeps in its removal set is static and field-free. The entry holds
- * the magazine itself while its event loop's decay ticks are scheduled, and a weak reference to it otherwise: a tick
- * that finds the magazine idle for a whole period, or holding nothing, makes the link weak, and the next allocation
- * makes it strong again ({@link #current}'s slow path) if ticks are scheduled. A magazine with no ticks scheduled (no
- * event loop, one that refuses tasks, or no chunk taken yet, as on a loop that only allocates huge buffers) is linked
- * weakly: no tick would ever weaken the link. The live set is the one other strong holder. So an
- * allocator nobody references any more, whose magazines allocate nothing, is collected with everything it holds a
- * tick or two later, while the threads that used it run on; each thread keeps a cleared weak reference and an index
- * slot of it (a few dozen bytes): protocol 8 (dropped allocators). The fast path pays a type check for this, not a
- * {@code Reference.get()}.
+ * one of three links ({@link #linkFor}):
+ * <pre>
+ *   the magazine itself        while its event loop's decay ticks are scheduled: an idle tick can weaken it
+ *   its weakLink               while no tick is scheduled yet (no chunk taken, as on a loop that only allocates huge
+ *                              buffers) or a tick weakened it: the next allocation looks whether to strengthen it
+ *   its lastingWeakLink        once no tick can ever run while the thread is idle (no event loop, ticks refused or
+ *                              on the owner's slow paths, as on a benchmark harness's threads): weak for good
+ * </pre>
+ * A tick that finds the magazine idle for a whole period, or holding nothing, makes a strong link weak, and the next
+ * allocation makes it strong again ({@link #current}'s slow path) if ticks are scheduled. The live set is the one
+ * other strong holder. So an allocator nobody references any more, whose magazines allocate nothing, is collected
+ * with everything it holds a tick or two later, while the threads that used it run on; each thread keeps a cleared
+ * weak reference and an index slot of it (a few dozen bytes): protocol 8 (dropped allocators). The fast path pays a
+ * type check for a strong link, and two type checks and a {@code Reference.get()} for a lasting weak one.
  */
 final class ThreadMagazines implements ThreadMagazine.Registry {
     private final ChunkSupply supply;
@@ -58,23 +63,43 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
             return null;
         }
         Object link = slot.getIfExists();
-        return link instanceof ThreadMagazine ? (ThreadMagazine) link : currentLinkedWeakly(link);
+        if (link instanceof ThreadMagazine) {
+            return (ThreadMagazine) link;
+        }
+        // A lasting weak link needs no look at the decay: nothing will ever make it strong again.
+        ThreadMagazine magazine = link instanceof LastingWeakLink ? ((LastingWeakLink) link).get() : null;
+        return magazine != null ? magazine : currentLinkedWeakly(link);
     }
 
     /**
-     * Cold: the thread's link is weak (or missing): its magazine, linked strongly again if an idle tick will weaken
-     * it (the allocation that follows makes it busy); else a new magazine if the thread gets one.
+     * Cold: the thread's link is a weak link that may change, or is cleared or missing: its magazine, linked as
+     * {@link #linkFor} says now (strongly again if an idle tick will weaken it, as the allocation that follows makes it
+     * busy); else a new magazine if the thread gets one.
      */
     private ThreadMagazine currentLinkedWeakly(Object link) {
-        @SuppressWarnings("unchecked") // the slot holds a magazine or its weak link
-        ThreadMagazine magazine = link == null ? null : ((WeakReference<ThreadMagazine>) link).get();
+        ThreadMagazine magazine = linkedMagazine(link);
         if (magazine == null) {
             return newMagazineIfEligible();
         }
-        if (magazine.decayRunsWhenIdle()) {
-            slot.set(magazine);
+        Object wanted = linkFor(magazine);
+        if (wanted != link) {
+            slot.set(wanted);
         }
         return magazine;
+    }
+
+    /**
+     * Owner: how its thread links {@code magazine} after an allocation: strongly if an idle tick will weaken the link,
+     * weakly for good if no tick can ever run while the thread is idle, else weakly until the next allocation looks.
+     */
+    private static Object linkFor(ThreadMagazine magazine) {
+        return magazine.decayRunsWhenIdle() ? magazine
+            : magazine.linkStaysWeak() ? magazine.lastingWeakLink : magazine.weakLink;
+    }
+
+    /** Owner: how its thread links {@code magazine} when it is idle or its ticks stopped: weakly. */
+    private static Object weakLinkFor(ThreadMagazine magazine) {
+        return magazine.linkStaysWeak() ? magazine.lastingWeakLink : magazine.weakLink;
     }
 
     /**
@@ -102,7 +127,7 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
         ThreadMagazine magazine = new ThreadMagazine(supply, Thread.currentThread());
         magazine.registry = this;
         live.add(magazine);
-        slot.set(magazine.decayRunsWhenIdle() ? magazine : magazine.weakLink);
+        slot.set(linkFor(magazine));
         supply.context.events.magazineCreated(live.size());
         return magazine;
     }
@@ -122,10 +147,18 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
         }
     }
 
+    /**
+     * Owner: an idle tick, or ticks that moved to the owner's slow paths. The link is weak already if no tick was ever
+     * scheduled; it becomes lasting if no tick can run again while the thread is idle.
+     */
     @Override
     public void linkWeakly(ThreadMagazine magazine) {
-        if (slot.getIfExists() == magazine) {
-            slot.set(magazine.weakLink);
+        Object link = slot.getIfExists();
+        if (linkedMagazine(link) == magazine) {
+            Object weak = weakLinkFor(magazine);
+            if (weak != link) {
+                slot.set(weak);
+            }
         }
     }
 
@@ -134,6 +167,11 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
     private static ThreadMagazine linkedMagazine(Object link) {
         return link instanceof ThreadMagazine ? (ThreadMagazine) link
             : link == null ? null : ((WeakReference<ThreadMagazine>) link).get();
+    }
+
+    /** The calling thread's link to its magazine as its slot holds it now, or null; tests read it. */
+    Object currentLink() {
+        return slot.getIfExists();
     }
 
     /** Ends the calling thread's magazine, if any. */

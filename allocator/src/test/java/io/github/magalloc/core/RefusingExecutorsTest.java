@@ -3,13 +3,10 @@ package io.github.magalloc.core;
 import io.github.magalloc.MagazineByteBufAllocator;
 import io.github.magalloc.TestAccess;
 import io.netty.buffer.ByteBuf;
-import io.netty.util.concurrent.AbstractEventExecutor;
 import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.FastThreadLocalThread;
 import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ThreadExecutorMap;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,82 +34,14 @@ class RefusingExecutorsTest {
     /** What the light traffic holds: the 1 KiB class's chunks for one chunk's worth of buffers and one more. */
     private static final long LIGHT_TRAFFIC_BYTES = 3L * TestAccess.slabSizeFor(1024);
 
-    /** An executor that throws {@code refusal} from everything that would run a task, as Netty's harness executor. */
-    private static EventExecutor refusing(Supplier<RuntimeException> refusal) {
-        return new AbstractEventExecutor() {
-            @Override
-            public boolean inEventLoop(Thread thread) {
-                return thread instanceof FastThreadLocalThread;
-            }
-
-            @Override
-            public void execute(Runnable command) {
-                throw refusal.get();
-            }
-
-            @Override
-            public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-                throw refusal.get();
-            }
-
-            @Override
-            public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period,
-                                                          TimeUnit unit) {
-                throw refusal.get();
-            }
-
-            @Override
-            public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay,
-                                                             TimeUnit unit) {
-                throw refusal.get();
-            }
-
-            @Override
-            public boolean isShuttingDown() {
-                throw refusal.get();
-            }
-
-            @Override
-            public Future<?> shutdownGracefully(long quietPeriod, long timeout, TimeUnit unit) {
-                throw refusal.get();
-            }
-
-            @Override
-            public Future<?> terminationFuture() {
-                throw refusal.get();
-            }
-
-            @Override
-            @Deprecated
-            public void shutdown() {
-                throw refusal.get();
-            }
-
-            @Override
-            public boolean isShutdown() {
-                throw refusal.get();
-            }
-
-            @Override
-            public boolean isTerminated() {
-                throw refusal.get();
-            }
-
-            @Override
-            public boolean awaitTermination(long timeout, TimeUnit unit) {
-                throw refusal.get();
-            }
-        };
-    }
-
     @Test
     void harnessExecutorThreadsAllocateReleaseAndGiveMemoryBack() throws Exception {
-        runOnThreadsOf(refusing(UnsupportedOperationException::new));
+        runOnThreadsOf(RefusingExecutor.harness());
     }
 
     @Test
     void aClosedCustomExecutorsThreadsAllocateReleaseAndGiveMemoryBack() throws Exception {
-        runOnThreadsOf(refusing(() -> new IllegalStateException("executor closed")));
+        runOnThreadsOf(new RefusingExecutor(() -> new IllegalStateException("executor closed")));
     }
 
     /**

@@ -53,6 +53,11 @@ public class DecayVsLargeReleaseStress {
         }
 
         @Override
+        boolean neverRunsWhenIdle() {
+            return false;
+        }
+
+        @Override
         boolean ticksOnSlowPaths() {
             return false;
         }
