@@ -147,10 +147,21 @@ abstract class Magazine extends MagazineOwnerIdPad {
         return next;
     }
 
-    /** Parks a chunk that is neither current nor in a list: partial if it has a free segment, else full. */
+    /**
+     * Parks a chunk that is neither current nor in a list: partial if it has a free segment, else full. A full chunk
+     * whose queue holds claims (a release whose releaser read the mark before the owner's last clear) marks its class
+     * here, so that the full list takes no claim unmarked (protocol 1a (foreign release marks)).
+     */
     final void park(SizeClassChunk chunk) {
         assert current[chunk.sizeClass] != chunk : "a current chunk parked";
-        (chunk.freeCount > 0 ? parked.partialOf(chunk.sizeClass) : parked.fullOf(chunk.sizeClass)).add(chunk);
+        if (chunk.freeCount > 0) {
+            parked.partialOf(chunk.sizeClass).add(chunk);
+        } else {
+            parked.fullOf(chunk.sizeClass).add(chunk);
+            if (chunk.remoteClaims() > 0) {
+                markForeignRelease(chunk.sizeClass);
+            }
+        }
         onPlaceChanged(chunk);
     }
 
@@ -186,11 +197,11 @@ abstract class Magazine extends MagazineOwnerIdPad {
 
     /**
      * The current chunk of {@code sizeClass} is exhausted (or missing): collect its foreign releases, else switch to
-     * the partial chunk that has waited longest (it has gathered the most free segments), else look through the
-     * full chunks for foreign releases, else take a chunk or slab from the reuse pool, else use {@code spare} (a
-     * slab the caller took from the system), else, if this kind {@link #takesNewSlabs}, take a new slab here. A spare
-     * that is not needed goes to the reuse pool. Returns the chunk, now current, or null only when there is no spare
-     * and no new slab may be taken.
+     * the partial chunk that has waited longest (it has gathered the most free segments), else, if a foreign release
+     * marked the class, look through the full chunks for it, else take a chunk or slab from the reuse pool, else use
+     * {@code spare} (a slab the caller took from the system), else, if this kind {@link #takesNewSlabs}, take a new
+     * slab here. A spare that is not needed goes to the reuse pool. Returns the chunk, now current, or null only when
+     * there is no spare and no new slab may be taken.
      */
     final SizeClassChunk refill(int sizeClass, Slab spare) {
         SizeClassChunk exhausted = current[sizeClass];
@@ -258,14 +269,26 @@ abstract class Magazine extends MagazineOwnerIdPad {
 
     /**
      * Drains every full chunk of the class: those that received foreign releases become partial, entirely free
-     * ones beyond the first are retired. Runs only when no partial chunk is left, so its cost is paid once per
-     * batch of foreign releases or once per new slab. Returns a chunk, taken out of its list, or null.
+     * ones beyond the first are retired. Runs only when no partial chunk is left and a release from another thread
+     * marked the class since the last look (protocol 1a (foreign release marks)): a thread whose buffers all come
+     * back to it never looks through its full chunks. Returns a chunk, taken out of its list, or null.
      */
     private SizeClassChunk collectForeignReleases(int sizeClass) {
+        if (!takeForeignReleaseMark(sizeClass)) {
+            return null; // no claim waits in a full chunk of the class, or its releaser has yet to mark
+        }
         SizeClassChunk empty = null;
         for (SizeClassChunk chunk = parked.fullOf(sizeClass).first(), following; chunk != null; chunk = following) {
             following = chunk.next;
-            if (chunk.drainRemote() == 0) {
+            int claimed = chunk.remoteClaims();
+            if (claimed == 0) {
+                continue;
+            }
+            int moved = chunk.drainRemote();
+            if (moved < claimed) {
+                markForeignRelease(sizeClass); // a releaser claimed and has not published yet: the next refill looks
+            }
+            if (moved == 0) {
                 continue;
             }
             onParkedFreeCountRose(chunk);

@@ -82,6 +82,14 @@ final class MpscIntQueue extends MpscIntQueueConsumerFields {
         return moved;
     }
 
+    /**
+     * Owner only: values claimed by producers and not consumed yet, published or not. The producer index is read
+     * volatile, so a claim ordered before this read is counted even where its value is not visible yet.
+     */
+    int claimedCount() {
+        return (int) (lvProducerIndex() - lpConsumerIndex());
+    }
+
     /** True when no value is published at the head; any thread, a snapshot. */
     boolean isEmpty() {
         return lvConsumerIndex() == lvProducerIndex();

@@ -285,10 +285,22 @@ class SizeClassChunk extends SizeClassChunkPad {
      * its own side of the counting invariant: the owner's {@code freeCount}, read from here, may be stale.
      */
     void releaseRemote(int segment) {
+        Magazine owner = lpMagazine(); // fixed while the segment is live: read before it is published
         if (!remoteFrees.offer(segment)) {
             throw doubleFree(segment);
         }
+        // After the publication, so that an owner that clears the mark before its look either sees the claim or
+        // leaves the mark to this write (protocol 1a (foreign release marks)).
+        owner.markForeignRelease(sizeClass);
         assert remoteFrees.size() <= segmentCount : "counting invariant broken: more queued than segments";
+    }
+
+    /**
+     * Owner only: segments other threads have claimed a queue slot for that the owner has not drained, some maybe not
+     * published yet (a drain then moves fewer).
+     */
+    int remoteClaims() {
+        return remoteFrees.claimedCount();
     }
 
     /** Owner only: moves every segment released by other threads onto the local list; returns how many. */

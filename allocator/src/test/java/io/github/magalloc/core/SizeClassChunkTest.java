@@ -216,4 +216,77 @@ class SizeClassChunkTest extends OneMagazineTest {
         assertThat(pool.metrics().slabsAllocated()).isEqualTo(slabsBefore);
         assertThat(pool.supply().reuse().pooledBytes()).isEqualTo(pooled - other.memory().slab.size);
     }
+
+    // ------------------------------------------------------------------ protocol 1a (foreign release marks)
+
+    @Test
+    void aForeignReleaseMarksItsClassAndTheLookThatCollectsItClearsTheMark() throws Exception {
+        List<MagByteBuf> firstChunk = fillTheCurrentChunk();
+        SizeClassChunk first = (SizeClassChunk) firstChunk.get(0).memory();
+        fillTheCurrentChunk();
+        assertThat(magazine.lvForeignReleaseMarked(sizeClass)).as("owner-only work marks nothing").isFalse();
+        Thread releaser = new Thread(() -> firstChunk.get(3).release());
+        releaser.start();
+        releaser.join();
+        assertThat(magazine.lvForeignReleaseMarked(sizeClass)).as("marked by the foreign release").isTrue();
+
+        MagByteBuf next = allocate(); // no partial chunk: the marked class's full chunks are looked at
+        assertThat(next.memory()).isSameAs(first);
+        assertThat(next.offset()).isEqualTo(first.offsetOf(3));
+        assertThat(magazine.lvForeignReleaseMarked(sizeClass)).as("cleared by the look").isFalse();
+    }
+
+    /** The look is skipped while the class is not marked: a full chunk is then not even read. */
+    @Test
+    void aRefillOfAnUnmarkedClassDoesNotLookAtTheFullChunks() {
+        List<MagByteBuf> firstChunk = fillTheCurrentChunk();
+        SizeClassChunk first = (SizeClassChunk) firstChunk.get(0).memory();
+        fillTheCurrentChunk();
+        // A segment in the first chunk's queue with no mark: only the queue, as no releaser would leave it.
+        assertThat(first.remoteFrees.offer(firstChunk.get(3).segment())).isTrue();
+
+        assertThat(allocate().memory()).as("unmarked: a new chunk serves").isNotSameAs(first);
+        fillTheCurrentChunk();
+        magazine.markForeignRelease(sizeClass);
+        MagByteBuf found = allocate();
+        assertThat(found.memory()).as("marked: the look finds it").isSameAs(first);
+        assertThat(found.offset()).isEqualTo(first.offsetOf(3));
+    }
+
+    /**
+     * A releaser that claimed a slot and has not published its segment yet: the chunk parked full with the claim
+     * marks its class, a look that finds the claim still unpublished marks it again, and the look after the segment
+     * is published collects it.
+     */
+    @Test
+    void aClaimNotYetPublishedKeepsItsClassMarkedUntilALookCollectsIt() {
+        List<MagByteBuf> firstChunk = fillTheCurrentChunk();
+        SizeClassChunk first = (SizeClassChunk) firstChunk.get(0).memory();
+        MpscIntQueue queue = first.remoteFrees;
+        long claimed = queue.lvProducerIndex();
+        assertThat(queue.casProducerIndex(claimed, claimed + 1)).as("the stalled releaser's claim").isTrue();
+
+        assertThat(allocate().memory()).as("nothing published: a new chunk").isNotSameAs(first);
+        assertThat(magazine.lvForeignReleaseMarked(sizeClass)).as("parked full with a claim").isTrue();
+
+        fillTheCurrentChunk();
+        assertThat(allocate().memory()).as("still nothing published").isNotSameAs(first);
+        assertThat(magazine.lvForeignReleaseMarked(sizeClass)).as("marked again by the look").isTrue();
+
+        queue.slots[(int) (claimed & queue.mask)] = firstChunk.get(3).segment(); // the releaser publishes
+        fillTheCurrentChunk();
+        MagByteBuf found = allocate();
+        assertThat(found.memory()).isSameAs(first);
+        assertThat(found.offset()).isEqualTo(first.offsetOf(3));
+        assertThat(magazine.lvForeignReleaseMarked(sizeClass)).isFalse();
+    }
+
+    /** Allocates until the current chunk has no free segment; returns the buffers it took (all live). */
+    private List<MagByteBuf> fillTheCurrentChunk() {
+        List<MagByteBuf> taken = new ArrayList<>();
+        do {
+            taken.add(allocate());
+        } while (magazine.current(sizeClass).freeCount > 0);
+        return taken;
+    }
 }
