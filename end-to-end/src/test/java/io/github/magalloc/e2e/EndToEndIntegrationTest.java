@@ -26,8 +26,6 @@ class EndToEndIntegrationTest {
     private static final int REQUESTS = 10_000;
     /** A run's time budget: its request count ends it, and only a hang reaches this. */
     private static final Duration HANG_BOUND = Duration.ofMinutes(10);
-    /** magalloc's default decay period (MagazineAllocatorConfig's decayMillis). */
-    private static final long DECAY_MILLIS = 1_000;
 
     private static LeakWatcher leaks;
     private static ResourceLeakLevel previousLevel;
@@ -50,7 +48,7 @@ class EndToEndIntegrationTest {
     @Test
     void magallocServesVerifiedRequestsDirectAndThroughProxyWithoutLeaks() throws Exception {
         leakCheckCanFail();
-        ByteBufAllocator alloc = new MagazineByteBufAllocator(true);
+        MagazineByteBufAllocator alloc = new MagazineByteBufAllocator(true);
 
         try (E2eServer server = E2eServer.start(alloc, Transport.NIO, 1, true)) {
             LoadConfig direct = new LoadConfig("127.0.0.1", server.httpPort(), 4, 4, REQUESTS,
@@ -67,7 +65,7 @@ class EndToEndIntegrationTest {
             // trim() only asks the loops' magazines; their ticks give back within two decay periods, into the reuse
             // pool, which the second trim empties. The lower the idle level, the stronger the check; a tick that comes
             // later only weakens it, never fails it.
-            Thread.sleep(2 * DECAY_MILLIS + 500);
+            Thread.sleep(2 * alloc.config().decayMillis() + 500);
             IdleMemory.trimEverywhere(alloc, server.groups());
             long idle = AllocatorKind.usedMemory(alloc);
             long crossBefore = server.proxy().crossThreadReleases();
