@@ -122,8 +122,9 @@ public final class MagazineByteBufAllocator extends AbstractByteBufAllocator imp
 
     /**
      * Gives back memory that is pooled but free: empty slabs in the reuse pools go back to the system at once,
-     * shared magazines return their empty chunks now, and each thread-local magazine returns its empty chunks at
-     * its next refill. Also ends the magazines of threads that died without cleaning up. Never needed to get memory
+     * shared magazines and the calling thread's own magazine return their empty chunks now, and each other
+     * thread-local magazine returns its empty chunks at its next refill (so a trim run on each event loop empties
+     * them all at once). Also ends the magazines of threads that died without cleaning up. Never needed to get memory
      * back from threads that are gone: their magazines give each chunk back as its last buffer is released.
      *
      * <p>Any thread may call it at any time; live buffers stay valid. It takes each shared magazine's lock in turn

@@ -140,9 +140,9 @@ public final class MemoryPool extends BufferPool {
     }
 
     /**
-     * Returns pooled-but-free memory: ends the magazines of dead threads, stripes give up their empty chunks now,
-     * thread magazines at their next refill (their owner-only lists cannot be touched here), and the reuse pool's
-     * slabs go back to the system.
+     * Returns pooled-but-free memory: ends the magazines of dead threads, stripes give up their empty chunks now, so
+     * does the calling thread's own magazine, other thread magazines at their next refill (their owner-only lists
+     * cannot be touched here), and the reuse pool's slabs go back to the system, the calling thread's chunks with them.
      */
     public void trim() {
         int reaped = threads.reapDeadThreadMagazines();

@@ -383,9 +383,16 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         return keepsReleasedRuns && runBytes == large.lastRunBytes() && releasedRuns.keep(chunk, offset, runBytes);
     }
 
-    /** Any thread: the owner gives back its empty chunks at its next refill or large allocation. */
+    /**
+     * Any thread: the owner gives back its empty chunks at its next refill or large allocation; asked on the owner
+     * thread, at once, as {@code trim()} is called from outside the allocator, where the owner-only lists are the
+     * caller's to change (a trim run on each event loop then leaves nothing for later).
+     */
     void requestTrim() {
         ownerRequests.requestTrim();
+        if (isOwnedByCurrentThread()) {
+            doRequestedWorkNow();
+        }
     }
 
     /** Any thread, after writing the reason: the owner looks at the reasons at its next refill or large allocation. */

@@ -237,7 +237,10 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
         }
     }
 
-    /** Asks every live thread magazine to give back its empty chunks at its next refill; returns how many. */
+    /**
+     * Asks every live thread magazine to give back its empty chunks at its next refill, the calling thread's own at
+     * once; returns how many.
+     */
     int requestTrim() {
         int asked = 0;
         for (ThreadMagazine magazine : live) {

@@ -306,6 +306,32 @@ class MagazineByteBufAllocatorTest {
         assertThat(metric.usedDirectMemory()).isZero();
     }
 
+    /**
+     * trim() on a thread with a magazine of its own gives that magazine's free chunks back at once, with no
+     * allocation after it, so a trim run on each event loop leaves nothing pooled there; another thread's trim only
+     * asks the owner, whose lists it cannot touch.
+     */
+    @Test
+    void trimOnTheOwnerThreadGivesItsMagazinesFreeChunksBackAtOnce() throws Exception {
+        allocator.attachCurrentThread();
+        try {
+            List<ByteBuf> bufs = new ArrayList<>();
+            for (int size : new int[] {64, 1024, 16 * 1024, 100 * 1024}) {
+                for (int i = 0; i < 50; i++) {
+                    bufs.add(allocator.directBuffer(size).writeInt(i));
+                }
+            }
+            bufs.forEach(ByteBuf::release);
+            assertThat(metric.usedDirectMemory()).as("the magazine keeps its free chunks").isPositive();
+            CompletableFuture.runAsync(allocator::trim).get();
+            assertThat(metric.usedDirectMemory()).as("another thread's trim only asks the owner").isPositive();
+            allocator.trim();
+            assertThat(metric.usedDirectMemory()).as("the owner's own trim gives back at once").isZero();
+        } finally {
+            allocator.detachCurrentThread();
+        }
+    }
+
     @Test
     void plainThreadsShareStripedMagazinesAndReleaseAnywhere() throws Exception {
         ByteBuf[] bufs = new ByteBuf[1000];

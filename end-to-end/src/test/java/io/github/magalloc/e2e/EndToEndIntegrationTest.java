@@ -62,11 +62,6 @@ class EndToEndIntegrationTest {
             assertAllVerified(LoadGenerator.run(proxied.withBudget(500, HANG_BOUND)), 500);
             awaitNoConnections(server);
             IdleMemory.trimEverywhere(alloc, server.groups());
-            // trim() only asks the loops' magazines; their ticks give back within two decay periods, into the reuse
-            // pool, which the second trim empties. The lower the idle level, the stronger the check; a tick that comes
-            // later only weakens it, never fails it.
-            Thread.sleep(2 * alloc.config().decayMillis() + 500);
-            IdleMemory.trimEverywhere(alloc, server.groups());
             long idle = AllocatorKind.usedMemory(alloc);
             long crossBefore = server.proxy().crossThreadReleases();
 
@@ -83,7 +78,8 @@ class EndToEndIntegrationTest {
             assertThat(server.proxy().sameThreadReleases()).isZero();
 
             awaitNoConnections(server);
-            assertThat(awaitMemoryBackToIdle(alloc, server, idle)).isNull();
+            IdleMemory.trimEverywhere(alloc, server.groups());
+            assertThat(IdleMemory.excess(alloc, idle, IdleMemory.TOLERANCE_BYTES)).isNull();
         }
 
         leaks.provokeReports(alloc, 1_000);
@@ -130,24 +126,6 @@ class EndToEndIntegrationTest {
         assertThat(r.failureSamples()).as("failures").isEmpty();
         assertThat(r.failures()).isZero();
         assertThat(r.verified()).isEqualTo(expected);
-    }
-
-    /**
-     * Null once used memory is back within idle + tolerance, else the last excess. {@code trim()} only asks each thread
-     * magazine to give back; an event loop's magazine does at its next refill or decay tick (within 2 x decayMillis),
-     * so the idle level and the level after the load each depend on which ticks ran before they were read. The check
-     * waits for the ticks instead of reading once.
-     */
-    private static String awaitMemoryBackToIdle(ByteBufAllocator alloc, E2eServer server, long idle)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // only a bug reaches it
-        String excess;
-        while ((excess = IdleMemory.excess(alloc, idle, IdleMemory.TOLERANCE_BYTES)) != null
-                && System.nanoTime() < deadline) {
-            IdleMemory.trimEverywhere(alloc, server.groups());
-            Thread.sleep(50);
-        }
-        return excess;
     }
 
     private static void awaitNoConnections(E2eServer server) throws InterruptedException {
