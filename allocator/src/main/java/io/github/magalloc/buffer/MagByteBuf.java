@@ -129,12 +129,17 @@ public abstract class MagByteBuf extends CountedByteBuf {
      * @param maxLength the bytes reserved for the buffer: the most it can grow in place
      */
     public final void setMemory(BufferMemory memory, int segment, int offset, int maxLength) {
-        this.memory = memory;
         this.segment = segment;
         this.offset = offset;
         this.maxLength = maxLength;
         this.tmpNioBuf = null;
-        onMemoryChanged(memory.slab);
+        // Each reference stored into an object the collector has promoted costs a card mark: none for the same chunk.
+        if (this.memory != memory) {
+            this.memory = memory;
+            onMemoryChanged(memory.slab);
+        } else {
+            onOffsetChanged(memory.slab);
+        }
     }
 
     /** Drops every reference to memory, so an object kept for reuse keeps no freed slab reachable. */
@@ -209,6 +214,10 @@ public abstract class MagByteBuf extends CountedByteBuf {
 
     /** Subclasses cache what they need of the slab (array, buffer, address). */
     abstract void onMemoryChanged(Slab slab);
+
+    /** The offset changed on the same slab: subclasses that cache an address of it move it. */
+    void onOffsetChanged(Slab slab) {
+    }
 
     /** Subclasses drop what they cached of the slab (see {@link #forgetMemory}). */
     abstract void forgetSlab();

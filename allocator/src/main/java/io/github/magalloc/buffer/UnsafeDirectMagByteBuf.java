@@ -22,6 +22,11 @@ final class UnsafeDirectMagByteBuf extends DirectMagByteBuf {
     }
 
     @Override
+    void onOffsetChanged(Slab slab) {
+        address = slab.address + offset;
+    }
+
+    @Override
     void onMemoryChanged(Slab slab) {
         super.onMemoryChanged(slab);
         address = slab.address + offset;

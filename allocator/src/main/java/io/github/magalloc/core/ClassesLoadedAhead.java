@@ -18,7 +18,8 @@ final class ClassesLoadedAhead {
     /** The classes that allocations and releases use, besides those every pool makes objects of when it is made. */
     private static final Class<?>[] CLASSES = {
         SizeClassChunk.class, ChunkList.class, MpscIntQueue.class, SegmentSlot.class, LargeChunk.class,
-        HugeChunk.class, ThreadMagazine.class, Slab.class, SpinLock.class, VirtualThreads.class,
+        HugeChunk.class, ThreadMagazine.class, ReleasedObjects.class, ObjectReuse.class, Slab.class, SpinLock.class,
+        VirtualThreads.class,
         // Debug mode's (a setting of some allocators only).
         DebugSizeClassChunk.class, DebugMemory.class,
         // The background thread's: a release on JDK 25 can queue an arena's close and start the thread.

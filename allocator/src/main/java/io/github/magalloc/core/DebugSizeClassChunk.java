@@ -33,9 +33,9 @@ final class DebugSizeClassChunk extends SizeClassChunk {
     }
 
     @Override
-    MagByteBuf allocateBound() {
+    MagByteBuf allocateBound(SegmentSlot home) {
         checkNextUnwritten();
-        MagByteBuf buf = super.allocateBound();
+        MagByteBuf buf = super.allocateBound(home);
         if (buf != null) {
             markInUse(buf.segment());
         }

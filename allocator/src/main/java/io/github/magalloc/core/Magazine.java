@@ -89,6 +89,15 @@ abstract class Magazine extends MagazineOwnerIdPad {
     // ------------------------------------------------------------------ owner release
 
     /**
+     * The owner thread's release of {@code buf}, whose memory is {@code segment} of {@code chunk}
+     * ({@link SizeClassChunk#release}): the segment goes back ({@link #releaseLocal}); a thread magazine also keeps
+     * the object for its next allocation.
+     */
+    void releaseOwned(SizeClassChunk chunk, int segment, MagByteBuf buf) {
+        releaseLocal(chunk, segment);
+    }
+
+    /**
      * Owner release of a segment. Work is needed only at the edges (the first free segment of a parked chunk, the
      * last one) and, in a stripe, for every count of a chunk another thread has released into (its mark, protocol
      * 2b (parked chunks)); a thread magazine's chunks are never marked.
@@ -449,6 +458,22 @@ abstract class Magazine extends MagazineOwnerIdPad {
             n += chunkCount(sizeClass);
         }
         return n;
+    }
+
+    /**
+     * Cold, O(chunks): segments of this magazine's size-classed chunks that are not on their local free lists: its
+     * live buffers, and those other threads released that the owner has not collected yet.
+     */
+    final long segmentsInUse() {
+        long segments = 0;
+        for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {
+            SizeClassChunk chunk = current[sizeClass];
+            if (chunk != null) {
+                segments += chunk.segmentCount - chunk.freeCount;
+            }
+            segments += parked.segmentsInUse(sizeClass);
+        }
+        return segments;
     }
 
     /** Slab bytes of every size-classed chunk this magazine holds. */

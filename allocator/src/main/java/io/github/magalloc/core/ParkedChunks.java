@@ -51,6 +51,11 @@ final class ParkedChunks {
         return slabBytes(partial[sizeClass]) + slabBytes(full[sizeClass]);
     }
 
+    /** Segments of the chunks parked for the class that are not on their local free lists. */
+    long segmentsInUse(int sizeClass) {
+        return segmentsInUse(partial[sizeClass]) + segmentsInUse(full[sizeClass]);
+    }
+
     private static int sizeOf(ChunkList list) {
         return list == null ? 0 : list.size();
     }
@@ -61,5 +66,13 @@ final class ParkedChunks {
             bytes += chunk.slab.size;
         }
         return bytes;
+    }
+
+    private static long segmentsInUse(ChunkList list) {
+        long segments = 0;
+        for (SizeClassChunk chunk = list == null ? null : list.first(); chunk != null; chunk = chunk.next) {
+            segments += chunk.segmentCount - chunk.freeCount;
+        }
+        return segments;
     }
 }

@@ -34,7 +34,8 @@ import java.util.Arrays;
  * <h2>Segments' own buffer objects (thread magazines)</h2>
  * In a thread magazine each segment has its own buffer object, made on first use and kept in {@link #objects}
  * while the segment is free: allocating pops the segment and takes its object, already pointing at the memory;
- * releasing pushes the segment and leaves the object where it is (protocol 5 (buffer objects)). Invariants, for
+ * releasing pushes the segment and leaves the object where it is (protocol 5 (buffer objects)); the owner's next
+ * allocation may hand it out with another segment first ({@link ReleasedObjects}, {@link #handOut}). Invariants, for
  * every segment {@code s}:
  * <ul>
  *   <li>{@code objects[s]} is handed out only if {@code objects[s].memory() == this && objects[s].segment() == s}.
@@ -121,9 +122,10 @@ class SizeClassChunk extends SizeClassChunkPad {
 
     /**
      * Owner of a thread magazine only: pops a free segment and returns its buffer object, which already holds the
-     * segment's memory (the caller resets capacity, indices and count); null when the local list is empty.
+     * segment's memory (the caller resets capacity, indices and count); null when the local list is empty. A missing
+     * or moved object is replaced by a new one with {@code home}, the calling magazine's.
      */
-    MagByteBuf allocateBound() {
+    MagByteBuf allocateBound(SegmentSlot home) {
         int n = freeCount;
         if (n == 0) {
             return null;
@@ -131,16 +133,29 @@ class SizeClassChunk extends SizeClassChunkPad {
         int segment = freeSegments[n - 1];
         MagByteBuf buf = objects[segment];
         if (buf == null || buf.memory() != this || buf.segment() != segment) {
-            buf = newBoundObject(segment); // may throw OutOfMemoryError: the segment is still free
+            buf = newBoundObject(segment, home); // may throw OutOfMemoryError: the segment is still free
         }
         freeCount = n - 1;
         assert countsFit();
         return buf;
     }
 
+    /**
+     * Owner of a thread magazine only, with a segment free ({@code freeCount > 0}): pops it and binds {@code object},
+     * one its owner released ({@link ReleasedObjects}), to it. The segment's own object stays in its slot.
+     */
+    MagByteBuf handOut(MagByteBuf object) {
+        int segment = allocateSegment();
+        assert segment >= 0 : "handOut with no free segment";
+        if (object.segment() != segment || object.memory() != this) { // else it is the segment's own object already
+            object.setMemory(this, segment, offsetOf(segment), segmentSize);
+        }
+        return object;
+    }
+
     /** Cold: the segment's first object, or a replacement for one that moved away; debug mode keeps none. */
-    private MagByteBuf newBoundObject(int segment) {
-        MagByteBuf buf = context.newBufferObject(SegmentSlot.HOME);
+    private MagByteBuf newBoundObject(int segment, SegmentSlot home) {
+        MagByteBuf buf = context.newBufferObject(home);
         buf.setMemory(this, segment, offsetOf(segment), segmentSize);
         if (keepsObjects()) {
             objects[segment] = buf;
@@ -160,7 +175,7 @@ class SizeClassChunk extends SizeClassChunkPad {
      * hands it out.
      */
     static boolean swapSlots(MagByteBuf grown, MagByteBuf fresh) {
-        if (grown.home() != SegmentSlot.HOME || fresh.home() != SegmentSlot.HOME
+        if (!(grown.home() instanceof SegmentSlot) || !(fresh.home() instanceof SegmentSlot)
             || !isCallersSegment(grown) || !isCallersSegment(fresh)) {
             return false;
         }
@@ -177,7 +192,7 @@ class SizeClassChunk extends SizeClassChunkPad {
      * {@code fresh} was a temporary no other code has seen, so no stale reference to it exists.
      */
     static void returnToSlot(MagByteBuf fresh, MagByteBuf moved) {
-        if (fresh.home() == SegmentSlot.HOME && isCallersSegment(moved)) {
+        if (fresh.home() instanceof SegmentSlot && isCallersSegment(moved)) {
             ((SizeClassChunk) moved.memory()).returnToSlot(moved.segment(), fresh);
         }
     }
@@ -262,7 +277,7 @@ class SizeClassChunk extends SizeClassChunkPad {
         int segment = buf.segment();
         Magazine magazine = lpMagazine();
         if (magazine.lvOwnerThreadId() == threadId) {
-            magazine.releaseLocal(this, segment);
+            magazine.releaseOwned(this, segment, buf);
         } else {
             magazine.releaseFromOtherThread(buf, this, segment, threadId);
         }

@@ -16,6 +16,11 @@ import java.util.function.Function;
  * magazine ended by another thread ({@link ThreadMagazines#reapDeadThreadMagazines}).
  */
 final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
+    /**
+     * The segments in use at the owner's first release from which a magazine hands out released objects first
+     * ({@link ObjectReuse#RELEASED_FIRST}): tens of thousands of buffer objects, more than a core's own caches hold.
+     */
+    static final long RELEASED_FIRST_FROM_SEGMENTS = 16_384;
     /** The owner's id, kept after the magazine ends (when {@link #lvOwnerThreadId()} no longer names it). */
     final long threadId;
     final WeakReference<Thread> ownerThread;
@@ -62,6 +67,25 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
      */
     private EndedMagazine ended;
 
+    /** The home of every buffer object this magazine's chunks make: which objects are this magazine's own. */
+    private final SegmentSlot slotHome = new SegmentSlot();
+    /** The owner's objects released last, handed out first; none in debug mode, which never reuses objects. */
+    final ReleasedObjects released;
+    /**
+     * Owner only: which object an allocation hands out. The first release decides ({@link #decideObjectReuse}): with
+     * few live buffers the segments' own objects all stay in the core's cache, and binding a released object to
+     * another segment only costs; with {@link #releasedFirstFromSegments} in use, handing out the object just released
+     * makes each object, once made, follow the releases, so a program that releases in a repeated order (a ring of
+     * connections, a benchmark's fixed permutation) walks its objects in the order they were made instead of at
+     * random. Decided at the first release because that order is set from the start: turned on later, the objects
+     * are mixed already; and because compiled code that has run both ways stays larger (too large to inline into its
+     * caller), so a magazine that hands out segments' own objects must never have done otherwise. Fewer than half
+     * that in use at a decay tick turns it off for good.
+     */
+    private ObjectReuse objectReuse = ObjectReuse.UNDECIDED;
+    /** Owner only: see {@link #objectReuse}; tests lower it. */
+    private long releasedFirstFromSegments = RELEASED_FIRST_FROM_SEGMENTS;
+
     /**
      * A magazine owned by {@code owner} (the calling thread, except in tests, where the caller plays it), with decay
      * ticks on the owner's event loop if it runs one.
@@ -80,6 +104,7 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         this.large = new LargeChunks(supply, this);
         this.releasedRuns = new ReleasedRuns(2L * supply.context.settings.maxPooledSize());
         this.keepsReleasedRuns = !supply.context.isDebug();
+        this.released = new ReleasedObjects(supply.context.isDebug() ? 0 : ReleasedObjects.CAPACITY);
         this.atOnce = new GiveBack.AtOnce(supply);
         this.decay = decayOf.apply(this);
         this.ticksOnSlowPaths = decay.ticksOnSlowPaths();
@@ -89,15 +114,37 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
 
     /**
      * The fast path: a buffer on a segment of {@code sizeClass}, with the segment's own object, already pointing at
-     * its memory. Plain reads and writes only; everything else is in {@link #refillCurrent}.
+     * its memory. Plain reads and writes only; everything else is in {@link #refillCurrent}. A magazine that hands out
+     * released objects first ({@link ObjectReuse#RELEASED_FIRST}) leaves at once for {@link #allocateReleasedFirst},
+     * which other magazines never run, so that their compiled fast path and refill stay as small as without it.
      */
     MagByteBuf allocate(int sizeClass, int initialCapacity, int maxCapacity) {
+        if (objectReuse == ObjectReuse.RELEASED_FIRST) {
+            return allocateReleasedFirst(sizeClass, initialCapacity, maxCapacity);
+        }
         SizeClassChunk chunk = current(sizeClass);
         MagByteBuf buf;
-        if (chunk == null || (buf = chunk.allocateBound()) == null) {
+        if (chunk == null || (buf = chunk.allocateBound(slotHome)) == null) {
             chunk = refillCurrent(sizeClass);
-            buf = chunk.allocateBound();
+            buf = chunk.allocateBound(slotHome);
         }
+        buf.reuse(initialCapacity, maxCapacity);
+        chunk.countRequest(initialCapacity);
+        return buf;
+    }
+
+    /**
+     * {@link #allocate} of a magazine that hands out released objects first: the object the owner released last,
+     * bound to the popped segment, else the segment's own. Refills first, as a refill may make current the chunk of
+     * a kept object's old segment, whose slot still holds that object.
+     */
+    private MagByteBuf allocateReleasedFirst(int sizeClass, int initialCapacity, int maxCapacity) {
+        SizeClassChunk chunk = current(sizeClass);
+        if (chunk == null || chunk.freeCount == 0) {
+            chunk = refillCurrent(sizeClass);
+        }
+        MagByteBuf buf = released.pop();
+        buf = buf != null ? chunk.handOut(buf) : chunk.allocateBound(slotHome);
         buf.reuse(initialCapacity, maxCapacity);
         chunk.countRequest(initialCapacity);
         return buf;
@@ -108,10 +155,11 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
      * user's, so the waste statistics do not count it.
      */
     MagByteBuf allocateForMove(int sizeClass, int capacity, int maxCapacity) {
+        released.clear(); // a move takes a slot object: none may wait here too (ReleasedObjects' invariant)
         SizeClassChunk chunk = current(sizeClass);
-        MagByteBuf buf = chunk == null ? null : chunk.allocateBound();
+        MagByteBuf buf = chunk == null ? null : chunk.allocateBound(slotHome);
         if (buf == null) {
-            buf = refillCurrent(sizeClass).allocateBound();
+            buf = refillCurrent(sizeClass).allocateBound(slotHome);
         }
         buf.reuse(capacity, maxCapacity);
         return buf;
@@ -184,7 +232,31 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         releasedRuns.giveBackAll();
         releaseLargeSparesIfEmptied();
         boolean holdsLarge = large.decay();
-        return decaySizeClassedChunks() || holdsLarge;
+        boolean holds = decaySizeClassedChunks() || holdsLarge;
+        stopReleasedFirstIfFewInUse();
+        return holds;
+    }
+
+    /**
+     * Owner, at a decay tick: hands out segments' own objects for good if fewer than half of
+     * {@link #releasedFirstFromSegments} segments are in use, and forgets the objects kept (each stays in its slot),
+     * as the hot path then hands out only slot objects. Half, so that a level near the bound keeps its choice.
+     */
+    private void stopReleasedFirstIfFewInUse() {
+        if (objectReuse == ObjectReuse.RELEASED_FIRST && segmentsInUse() < releasedFirstFromSegments / 2) {
+            objectReuse = ObjectReuse.SEGMENTS_OWN;
+            released.clear();
+        }
+    }
+
+    /** Tests: the segments in use at the first release from which objects are handed out released first. */
+    void releasedFirstFrom(long segmentsInUse) {
+        releasedFirstFromSegments = segmentsInUse;
+    }
+
+    /** Owner: which object its allocations hand out now. */
+    ObjectReuse objectReuse() {
+        return objectReuse;
     }
 
     /** Owner: whether the period the last decay tick closed saw no allocation from this magazine. */
@@ -409,6 +481,7 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
      * its death, on the reaper (the thread's writes happen-before {@code isAlive()} returned false).
      */
     void end() {
+        released.clear();
         new EndedMagazine(this).takeOver();
         answerIfAsked(); // the owner will never answer; the hand-over retired what was free
     }
@@ -431,8 +504,39 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         large.detachAll();
     }
 
+    /**
+     * Owner: the segment goes back; while allocations hand out released objects first, the object is kept for the
+     * next one if it is this magazine's own (another thread's object, come here by growth, must never be handed out
+     * by this thread). Kept first, so that a retirement the release causes forgets it ({@link #onRetiring}).
+     */
+    @Override
+    void releaseOwned(SizeClassChunk chunk, int segment, MagByteBuf buf) {
+        if (objectReuse != ObjectReuse.SEGMENTS_OWN) {
+            keepReleased(buf);
+        }
+        releaseLocal(chunk, segment);
+    }
+
+    /** Owner, while objects may be handed out released first: the first release decides, then keeps its own. */
+    private void keepReleased(MagByteBuf buf) {
+        if (objectReuse == ObjectReuse.UNDECIDED) {
+            decideObjectReuse();
+        }
+        if (objectReuse == ObjectReuse.RELEASED_FIRST && buf.home() == slotHome) {
+            released.push(buf);
+        }
+    }
+
+    /** Owner, cold, at its first release: see {@link #objectReuse}. */
+    private void decideObjectReuse() {
+        objectReuse = segmentsInUse() >= releasedFirstFromSegments ? ObjectReuse.RELEASED_FIRST
+            : ObjectReuse.SEGMENTS_OWN;
+    }
+
+    /** Owner, or the hand-over of an ended magazine: a kept object must not hold a chunk that leaves, nor its slab. */
     @Override
     void onRetiring(SizeClassChunk chunk) {
+        released.clear();
         if (lvOwnerThreadId() == NO_OWNER_THREAD) {
             supply.context.metrics.endedChunkRetired(chunk.slab.size);
         }

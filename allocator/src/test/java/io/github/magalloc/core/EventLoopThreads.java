@@ -1,5 +1,7 @@
 package io.github.magalloc.core;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.util.concurrent.Callable;
@@ -39,6 +41,19 @@ final class EventLoopThreads {
         if (failure.get() != null) {
             throw new AssertionError(failure.get());
         }
+    }
+
+    /**
+     * A buffer of {@code capacity} bytes allocated on an event loop that has ended since: its object's home is that
+     * loop's, so growth on another loop brings another thread's object into that loop's chunk.
+     */
+    static ByteBuf bufferOfAnEndedEventLoop(ByteBufAllocator allocator, int capacity) throws Exception {
+        AtomicReference<ByteBuf> allocated = new AtomicReference<>();
+        runToEnd(() -> {
+            allocated.set(allocator.directBuffer(capacity));
+            return null;
+        });
+        return allocated.get();
     }
 
     /** One event-loop thread that runs the steps handed to it one at a time. */

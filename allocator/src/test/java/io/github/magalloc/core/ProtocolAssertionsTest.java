@@ -44,7 +44,7 @@ class ProtocolAssertionsTest {
             chunk.remoteFrees.offer(0);
             chunk.remoteFrees.offer(1);
         }
-        assertThatThrownBy(bound::allocateBound).isInstanceOf(AssertionError.class)
+        assertThatThrownBy(() -> bound.allocateBound(new SegmentSlot())).isInstanceOf(AssertionError.class)
             .hasMessageContaining("counting invariant broken");
         assertThatThrownBy(plain::allocateSegment).isInstanceOf(AssertionError.class)
             .hasMessageContaining("counting invariant broken");

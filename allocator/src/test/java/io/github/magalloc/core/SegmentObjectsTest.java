@@ -127,14 +127,9 @@ class SegmentObjectsTest {
 
     @Test
     void growthOnAnotherEventLoopLeavesTheOwnersObjectOutOfTheGrowersSlots() throws Exception {
-        AtomicReference<ByteBuf> handedOver = new AtomicReference<>();
+        ByteBuf buf = EventLoopThreads.bufferOfAnEndedEventLoop(allocator, 256);
+        MagByteBuf othersObject = TestAccess.magByteBuf(buf);
         EventLoopThreads.runToEnd(() -> {
-            handedOver.set(allocator.directBuffer(256));
-            return null;
-        });
-        MagByteBuf othersObject = TestAccess.magByteBuf(handedOver.get());
-        EventLoopThreads.runToEnd(() -> {
-            ByteBuf buf = handedOver.get();
             buf.writeZero(256).writeZero(512); // grows into this event loop's chunk
             BufferMemory grownInto = TestAccess.magByteBuf(buf).memory();
             int segmentSize = TestAccess.reservedBytes(buf); // growth reserves more than the capacity
