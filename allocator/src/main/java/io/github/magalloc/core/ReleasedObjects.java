@@ -7,9 +7,9 @@ import java.util.Arrays;
 /**
  * A thread magazine's buffer objects its owner released last, handed out first (LIFO) whatever the size class, each
  * bound to the segment it is handed out with, while the magazine hands out released objects first
- * ({@link ObjectReuse#RELEASED_FIRST}; otherwise empty). The object a release just touched is still in the core's cache when
- * the next allocation writes it; an allocation that took its segment's own object instead would load an object last
- * touched when that segment was released, often long ago (protocol 5 (buffer objects)). Owner only; plain fields.
+ * ({@link ObjectReuse#RELEASED_FIRST}; otherwise empty). So each object, once made, follows the owner's releases: a
+ * program that releases in a repeated order walks its objects in the order they were made, where segments' own objects
+ * would be loaded at random (protocol 5 (buffer objects)). Owner only; plain fields.
  *
  * <p>Invariants:
  * <pre>
@@ -18,7 +18,7 @@ import java.util.Arrays;
  *   objects[i] == null  for  count &lt;= i &lt; capacity   (nothing that left is kept reachable, nor its slab)
  * </pre>
  * An object here may also be its old segment's slot object; the second rule is what keeps it from being handed out
- * twice. Releases beyond the capacity leave their objects where they are, as before.
+ * twice. Releases beyond the capacity leave their objects in their slots.
  */
 final class ReleasedObjects {
     /** A burst of releases this long keeps its objects for the allocations that follow; beyond it, slots do. */
