@@ -229,8 +229,12 @@ final class LargeChunks {
     /**
      * Gives back the unused chunks beyond a spare allowance: one chunk, and more while they add up to at most a
      * share of the bytes of the chunks in use; which ones and what share, {@link LargeSlabReturn} says. Why only a
-     * share: a burst that is over should not stay reserved. Counts the spares kept afresh. Sorting allocates nothing
-     * here: below 32 elements the JDK sorts in place.
+     * share: a burst that is over should not stay reserved. Where a slab goes to the system and decay ticks mark the
+     * chunks, a chunk beyond the allowance goes only if it served no allocation since the last tick (its mark); one
+     * that served in this period waits for the tick ({@link #decay}): a level of large buffers that swings within a
+     * period then reuses its chunks instead of taking a new slab from the system at every swing, and a burst's chunks
+     * still go back within two periods. Counts the spares kept afresh. Sorting allocates nothing here: below 32
+     * elements the JDK sorts in place.
      */
     void releaseSpares() {
         long inUseBytes = 0;
@@ -251,11 +255,13 @@ final class LargeChunks {
             unused.sort(BIGGEST_FIRST);
         }
         long allowance = spareAllowance(inUseBytes);
+        boolean keepsServedThisPeriod = supply.largeSlabReturn().keepsSparesServedThisPeriod
+            && magazine.marksUnusedPeriods();
         long keptBytes = 0;
         for (int i = 0, n = unused.size(); i < n; i++) {
             LargeChunk chunk = unused.get(i);
             keptBytes += chunk.slab.size;
-            if (i > 0 && keptBytes > allowance) {
+            if (i > 0 && keptBytes > allowance && (chunk.decayMark || !keepsServedThisPeriod)) {
                 letGo(chunk);
             } else if (!chunk.countedAsSpare) {
                 countSpare(chunk);

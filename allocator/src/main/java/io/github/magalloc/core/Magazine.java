@@ -37,6 +37,16 @@ abstract class Magazine extends MagazineOwnerIdPad {
     private final SizeClassChunk[] current = new SizeClassChunk[SizeClasses.COUNT];
     /** Non-current chunks: partial (with free segments, as far as the owner knows) and full. */
     private final ParkedChunks parked = new ParkedChunks();
+    /*
+     * Per class, the parked chunk that a release emptied in the period it served, kept for the class's next refill
+     * instead of retired (only where ticks mark the chunks: a tick retires it once it stays unused for a whole
+     * period). Without it, a class whose level swings by a chunk retires a chunk and takes one from the pool at every
+     * swing. At most one per class, as mimalloc keeps the last page of a size class it would retire:
+     *   keptEmpty[c] != null  =>  keptEmpty[c].list == partial(c),  keptEmpty[c] entirely free
+     * (nothing allocates from a parked chunk, and a release needs a live buffer, so it stays entirely free until
+     * makeCurrent or retire clears the slot).
+     */
+    private final SizeClassChunk[] keptEmpty = new SizeClassChunk[SizeClasses.COUNT];
     /** Allocations and bytes requested per size class (waste statistics); the owner counts. */
     final RequestCounts requests = new RequestCounts();
 
@@ -56,6 +66,12 @@ abstract class Magazine extends MagazineOwnerIdPad {
 
     /** Whether this is a thread's own magazine (else a stripe); the flight recorder's events say which. */
     abstract boolean isThreadMagazine();
+
+    /**
+     * Whether decay ticks run for this magazine (protocol 7 (decay)), so that its chunks carry the mark of a whole
+     * period without an allocation: a thread magazine whose period is not 0, until it ends. A stripe has no ticks.
+     */
+    abstract boolean marksUnusedPeriods();
 
     /**
      * A release of {@code buf}'s segment of {@code chunk} on thread {@code threadId}, which does not own this
@@ -109,9 +125,25 @@ abstract class Magazine extends MagazineOwnerIdPad {
         }
     }
 
-    /** Cold: see {@link #releaseLocal}; nothing to do for a current chunk. */
+    /**
+     * Cold: see {@link #releaseLocal}; nothing to do for a current chunk. Kept this small so that it inlines: a
+     * current chunk whose only buffer comes back reaches it at every release.
+     */
     private void onFreeCountEdge(SizeClassChunk chunk) {
         if (chunk.isParked()) {
+            onParkedChunkReleased(chunk);
+        }
+    }
+
+    /**
+     * Owner, cold: its release raised a parked chunk's free count. A chunk this release empties may be kept for its
+     * class's next refill ({@link #keptEmpty}); only here: a trim, a drain and a magazine's end give every entirely
+     * free chunk back ({@link #onParkedChunkFreed}).
+     */
+    private void onParkedChunkReleased(SizeClassChunk chunk) {
+        if (chunk.isEntirelyFree() && keepsEmptied(chunk)) {
+            keepForNextRefill(chunk);
+        } else {
             onParkedChunkFreed(chunk);
         }
     }
@@ -130,6 +162,23 @@ abstract class Magazine extends MagazineOwnerIdPad {
         }
     }
 
+    /** Owner: the entirely free parked {@code chunk} waits in its partial list for the next refill of its class. */
+    private void keepForNextRefill(SizeClassChunk chunk) {
+        onParkedFreeCountRose(chunk);
+        keptEmpty[chunk.sizeClass] = chunk;
+        if (parked.isInFullList(chunk)) {
+            moveToPartial(chunk);
+        }
+    }
+
+    /**
+     * Whether the emptied parked {@code chunk} stays for the next refill ({@link #keptEmpty}): it served since the last
+     * tick, ticks run to retire it, and its class keeps no other.
+     */
+    private boolean keepsEmptied(SizeClassChunk chunk) {
+        return !chunk.decayMark && keptEmpty[chunk.sizeClass] == null && marksUnusedPeriods();
+    }
+
     // ------------------------------------------------------------------ places
 
     final SizeClassChunk current(int sizeClass) {
@@ -146,6 +195,9 @@ abstract class Magazine extends MagazineOwnerIdPad {
             : "only an unparked chunk of this magazine with a free segment can be current";
         int sizeClass = next.sizeClass;
         SizeClassChunk replaced = current[sizeClass];
+        if (keptEmpty[sizeClass] == next) {
+            keptEmpty[sizeClass] = null; // in use again
+        }
         current[sizeClass] = next;
         next.decayMark = false;
         onPlaceChanged(next);
@@ -191,6 +243,9 @@ abstract class Magazine extends MagazineOwnerIdPad {
     final void retire(SizeClassChunk chunk) {
         assert chunk.isEntirelyFree() && !chunk.isParked() && current[chunk.sizeClass] != chunk
             && chunk.lpMagazine() == this : "retired a chunk that is in use, placed, or not this magazine's";
+        if (keptEmpty[chunk.sizeClass] == chunk) {
+            keptEmpty[chunk.sizeClass] = null;
+        }
         onRetiring(chunk);
         giveBack().chunk(chunk);
     }

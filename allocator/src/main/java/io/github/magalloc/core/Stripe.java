@@ -168,6 +168,11 @@ final class Stripe extends Magazine {
         return false;
     }
 
+    @Override
+    boolean marksUnusedPeriods() {
+        return false;
+    }
+
     /**
      * Any thread's release of a buffer of this stripe: under the lock (waiting for it: one critical section, one
      * allocation, usually) when it is the thread that allocated the buffer; else through the chunk's remote queue,

@@ -310,6 +310,11 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         return true;
     }
 
+    @Override
+    boolean marksUnusedPeriods() {
+        return decay != MagazineDecay.NONE && ended == null; // an ended magazine is read under its hand-over's lock
+    }
+
     /** Starts the decay ticks if they had stopped: the magazine holds a chunk again. */
     @Override
     void onChunkTaken() {

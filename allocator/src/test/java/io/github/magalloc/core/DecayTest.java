@@ -1,6 +1,7 @@
 package io.github.magalloc.core;
 
 import io.github.magalloc.MagazineByteBufAllocator;
+import io.github.magalloc.TestAccess;
 import io.github.magalloc.buffer.MagByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.DefaultEventExecutor;
@@ -116,6 +117,90 @@ class DecayTest extends OneMagazineTest {
         assertThat(magazine.decayTick()).isFalse();
         assertThat(pool.metrics().largeChunks()).isZero();
         assertThat(heldBytes()).isZero();
+    }
+
+    /**
+     * Protocol 3 (chunk retirement) where ticks mark the chunks: the release that empties a parked chunk that served in this period keeps
+     * it for its class's next refill (one per class), and a tick retires it once it stays unused for a whole period.
+     * So a class whose level swings by a chunk does not retire a chunk and take one from the pool at every swing.
+     */
+    @Test
+    void aParkedChunkEmptiedInThePeriodItServedIsKeptUntilTheSecondTickOnePerClass() {
+        ThreadMagazine ticking = new ThreadMagazine(pool.supply(), Thread.currentThread(),
+            m -> new MagazineDecay.OnSlowPaths(m, TimeUnit.HOURS.toMillis(1))); // the test runs every tick itself
+        try {
+            List<MagByteBuf> buffers = new ArrayList<>();
+            for (int i = 0; i < 3 * segments; i++) {
+                buffers.add(keep(ticking.allocate(sizeClass, SIZE, Integer.MAX_VALUE)));
+            }
+            assertThat(ticking.chunkCount(sizeClass)).as("two parked full, one current").isEqualTo(3);
+            buffers.subList(0, segments).forEach(MagByteBuf::release);
+            assertThat(ticking.chunkCount(sizeClass)).as("the first, emptied, kept").isEqualTo(3);
+            buffers.subList(segments, 2 * segments).forEach(MagByteBuf::release);
+            assertThat(ticking.chunkCount(sizeClass)).as("the second retired: one kept per class").isEqualTo(2);
+            assertThat(pool.metrics().activeChunks(sizeClass)).isEqualTo(2);
+            assertThat(ticking.decayTick()).isTrue();
+            assertThat(ticking.chunkCount(sizeClass)).as("the first tick marks the kept chunk").isEqualTo(2);
+            assertThat(ticking.decayTick()).isTrue();
+            assertThat(ticking.chunkCount(sizeClass)).as("unused for a whole period: retired").isEqualTo(1);
+            buffers.subList(2 * segments, 3 * segments).forEach(MagByteBuf::release);
+        } finally {
+            ticking.releaseThreadResources();
+        }
+    }
+
+    /**
+     * Protocol 6 (large chunks) where large slabs go to the system and ticks mark the chunks: the release that empties large chunks
+     * beyond the spare allowance gives back only those that served no allocation since the last tick; those that
+     * served in this period stay as spares until a tick finds them unused for a whole period. So a level of large
+     * buffers that swings within a period takes no new slab at each swing, and a burst's chunks still go back within
+     * two periods. Where slabs go to the reuse pool, the chunks beyond the allowance go as they empty. Direct memory,
+     * which goes to the system where Netty frees it at once (checked by DirectMemoryReleaseTest). The releases run on
+     * another thread, so that none is kept as the owner's released run.
+     */
+    @Test
+    void emptiedLargeChunksThatServedInThePeriodWaitForATickWhereSlabsGoToTheSystem() throws Exception {
+        MemoryPool direct = TestAccess.pool(MagazineByteBufAllocator.builder().reuseBudgetBytes(0).build(), true);
+        ThreadMagazine ticking = new ThreadMagazine(direct.supply(), Thread.currentThread(),
+            m -> new MagazineDecay.OnSlowPaths(m, TimeUnit.HOURS.toMillis(1))); // the test runs every tick itself
+        boolean keeps = direct.supply().largeSlabReturn() == LargeSlabReturn.TO_SYSTEM;
+        assertThat(keeps).isEqualTo(DirectMemoryRelease.HERE == DirectMemoryRelease.AT_ONCE);
+        try {
+            List<MagByteBuf> burst = largeBurst(ticking);
+            long chunks = direct.metrics().largeChunks();
+            assertThat(chunks).as("the burst's chunks").isGreaterThan(2);
+            releaseOnAnotherThread(burst);
+            ticking.releaseLargeSparesIfEmptied();
+            if (!keeps) {
+                assertThat(direct.metrics().largeChunks()).as("to the reuse pool: one spare kept").isEqualTo(1);
+                return;
+            }
+            assertThat(direct.metrics().largeChunks()).as("they served in this period: all kept").isEqualTo(chunks);
+            assertThat(ticking.decayTick()).as("the first tick only marks them").isTrue();
+            assertThat(direct.metrics().largeChunks()).isEqualTo(chunks);
+            assertThat(ticking.decayTick()).as("unused for a whole period: all go back").isFalse();
+            assertThat(direct.metrics().largeChunks()).isZero();
+
+            burst = largeBurst(ticking);
+            ticking.decayTick(); // marks the chunks, in use
+            releaseOnAnotherThread(burst);
+            ticking.releaseLargeSparesIfEmptied();
+            assertThat(direct.metrics().largeChunks()).as("they served nothing since the tick: one spare kept")
+                .isEqualTo(1);
+        } finally {
+            ticking.releaseThreadResources();
+        }
+        assertThat(direct.metrics().largeChunks()).isZero();
+        assertThat(direct.metrics().reservedBytes()).isZero();
+    }
+
+    /** Large buffers on {@code ticking} that fill several chunks. */
+    private List<MagByteBuf> largeBurst(ThreadMagazine ticking) {
+        List<MagByteBuf> burst = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            burst.add(keep(ticking.allocateLarge(100_000, Integer.MAX_VALUE)));
+        }
+        return burst;
     }
 
     @Test

@@ -26,6 +26,12 @@ class LargeSizesTest {
     private static final int MIB = 1024 * KIB;
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
     private final MagazineByteBufAllocatorMetric metric = allocator.metric();
+    /**
+     * With no decay ticks the spare allowance alone decides what a magazine keeps; with ticks, direct chunks that
+     * served in the period stay until a tick (DecayTest).
+     */
+    private final MagazineByteBufAllocator unticked = MagazineByteBufAllocator.builder().decayMillis(0).build();
+    private final MagazineByteBufAllocatorMetric untickedMetric = unticked.metric();
 
     /**
      * One buffer in 50 lives 2,000 operations, the others 4 (sizes 40-512 KiB): the memory magazines hold (reserved
@@ -142,21 +148,22 @@ class LargeSizesTest {
      * Which empty chunk a magazine keeps as its spare: where large slabs go back to the system, the biggest one, which
      * fits every request a smaller one fits; where they go to the reuse pool, the one in the lowest slot. Small chunks
      * made first (in the low slots) and a 1 MiB one made last all empty; the next large allocation keeps one of them.
-     * Keeping the lowest slot where slabs go to the system fails this test on JDK 17.
+     * Keeping the lowest slot where slabs go to the system fails this test on JDK 17. With no ticks, so that the
+     * allowance alone decides.
      */
     @Test
     void theSpareKeptDependsOnWhereLargeSlabsGo() throws Exception {
         EventLoopThreads.runToEnd(() -> {
             ByteBuf[] buffers = new ByteBuf[13];
             for (int i = 0; i < buffers.length - 1; i++) {
-                buffers[i] = allocator.directBuffer(40 * KIB);
+                buffers[i] = unticked.directBuffer(40 * KIB);
             }
-            buffers[buffers.length - 1] = allocator.directBuffer(900 * KIB);
-            assertThat(metric.activeLargeChunks(true)).isGreaterThan(2);
+            buffers[buffers.length - 1] = unticked.directBuffer(900 * KIB);
+            assertThat(untickedMetric.activeLargeChunks(true)).isGreaterThan(2);
             releaseAll(buffers);
-            ByteBuf next = allocator.directBuffer(40 * KIB);
-            assertThat(metric.activeLargeChunks(true)).isEqualTo(1);
-            long heldByMagazines = metric.usedDirectMemory() - metric.pooledFreeMemory(true);
+            ByteBuf next = unticked.directBuffer(40 * KIB);
+            assertThat(untickedMetric.activeLargeChunks(true)).isEqualTo(1);
+            long heldByMagazines = untickedMetric.usedDirectMemory() - untickedMetric.pooledFreeMemory(true);
             if (DirectMemoryRelease.HERE == DirectMemoryRelease.AT_ONCE) { // checked by DirectMemoryReleaseTest
                 assertThat(heldByMagazines).as("the 1 MiB chunk made last is kept").isEqualTo(MIB);
             } else {
@@ -171,7 +178,7 @@ class LargeSizesTest {
      * A large slab that is not a spare goes back to the system where Netty frees direct memory at once (the reuse
      * pool would only keep it reserved), and to the reuse pool where freeing is not cheap: heap memory, or direct
      * memory freed by closing an arena or by the GC (JDK 25 without native access). Both kinds, in the JVM this test
-     * runs on.
+     * runs on, with no ticks, so that the allowance alone decides.
      */
     @Test
     void emptyLargeSlabsGoBackToTheSystemWhereFreeingIsCheap() throws Exception {
@@ -179,20 +186,22 @@ class LargeSizesTest {
             for (boolean direct : new boolean[] {true, false}) {
                 ByteBuf[] burst = new ByteBuf[30];
                 for (int i = 0; i < burst.length; i++) {
-                    burst[i] = direct ? allocator.directBuffer(256 * KIB) : allocator.heapBuffer(256 * KIB);
+                    burst[i] = direct ? unticked.directBuffer(256 * KIB) : unticked.heapBuffer(256 * KIB);
                 }
-                assertThat(metric.activeLargeChunks(direct)).isGreaterThan(2);
-                assertThat(metric.pooledFreeMemory(direct)).isZero();
+                assertThat(untickedMetric.activeLargeChunks(direct)).isGreaterThan(2);
+                assertThat(untickedMetric.pooledFreeMemory(direct)).isZero();
                 releaseAll(burst);
-                ByteBuf next = direct ? allocator.directBuffer(256 * KIB) : allocator.heapBuffer(256 * KIB);
-                assertThat(metric.activeLargeChunks(direct)).as("the chunk serving the new buffer only").isEqualTo(1);
+                ByteBuf next = direct ? unticked.directBuffer(256 * KIB) : unticked.heapBuffer(256 * KIB);
+                assertThat(untickedMetric.activeLargeChunks(direct)).as("the chunk serving the new buffer only")
+                    .isEqualTo(1);
                 boolean freedAtOnce = direct && DirectMemoryRelease.HERE == DirectMemoryRelease.AT_ONCE;
                 if (freedAtOnce) {
-                    assertThat(metric.pooledFreeMemory(direct)).as("direct, freed at once: nothing pooled").isZero();
-                    assertThat(metric.usedDirectMemory()).as("only the chunk in use").isLessThanOrEqualTo(MIB);
+                    assertThat(untickedMetric.pooledFreeMemory(direct)).as("direct, freed at once: nothing pooled")
+                        .isZero();
+                    assertThat(untickedMetric.usedDirectMemory()).as("only the chunk in use").isLessThanOrEqualTo(MIB);
                 } else {
-                    assertThat(metric.pooledFreeMemory(direct)).as((direct ? "direct" : "heap") + ": slabs pooled")
-                        .isPositive();
+                    assertThat(untickedMetric.pooledFreeMemory(direct))
+                        .as((direct ? "direct" : "heap") + ": slabs pooled").isPositive();
                 }
                 next.release();
             }

@@ -27,6 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 1, unit = TimeUnit.MINUTES)
 class SegmentObjectsTest {
     private final MagazineByteBufAllocator allocator = MagazineByteBufAllocator.builder().build();
+    /** With no ticks, a parked chunk goes to the reuse pool at its last release (none is kept for the next refill). */
+    private final MagazineByteBufAllocator unticked = MagazineByteBufAllocator.builder().decayMillis(0).build();
 
     /**
      * Growth allocates the new memory with a temporary object and frees the old memory through it
@@ -195,32 +197,32 @@ class SegmentObjectsTest {
 
     /**
      * Fills the calling event loop's first chunk of the class and one more buffer, releases the first chunk's
-     * buffers (the chunk, no longer current, retires to the reuse pool at its last release), then allocates until the
-     * magazine takes that chunk back. Returns the share of its segments handed out with the same object as before.
+     * buffers (the chunk, no longer current, retires to the reuse pool at its last release, with no ticks), then
+     * allocates until the magazine takes that chunk back. Returns the share of its segments handed out with the same object as before.
      */
     private double objectsKeptThroughTheReusePool(int size) {
         List<ByteBuf> first = new ArrayList<>();
-        ByteBuf probe = allocator.directBuffer(size);
+        ByteBuf probe = unticked.directBuffer(size);
         first.add(probe);
         BufferMemory chunk = TestAccess.magByteBuf(probe).memory();
         int segments = ((SizeClassChunk) chunk).segmentCount;
         for (int i = 1; i < segments; i++) {
-            first.add(allocator.directBuffer(size));
+            first.add(unticked.directBuffer(size));
         }
-        ByteBuf next = allocator.directBuffer(size); // the chunk is full: a new current chunk
+        ByteBuf next = unticked.directBuffer(size); // the chunk is full: a new current chunk
         assertThat(TestAccess.magByteBuf(next).memory()).isNotSameAs(chunk);
         Set<MagByteBuf> before = Collections.newSetFromMap(new IdentityHashMap<>());
         first.forEach(b -> before.add(TestAccess.magByteBuf(b)));
-        long pooledBefore = TestAccess.pool(allocator, true).supply().reuse().pooledBytes();
+        long pooledBefore = TestAccess.pool(unticked, true).supply().reuse().pooledBytes();
         first.forEach(ByteBuf::release);
-        assertThat(TestAccess.pool(allocator, true).supply().reuse().pooledBytes()).as("retired to the reuse pool")
+        assertThat(TestAccess.pool(unticked, true).supply().reuse().pooledBytes()).as("retired to the reuse pool")
             .isEqualTo(pooledBefore + chunk.slab.size);
 
         List<ByteBuf> again = new ArrayList<>();
         int fromChunk = 0;
         int kept = 0;
         while (fromChunk < segments) {
-            ByteBuf buf = allocator.directBuffer(size);
+            ByteBuf buf = unticked.directBuffer(size);
             again.add(buf);
             MagByteBuf object = TestAccess.magByteBuf(buf);
             if (object.memory() == chunk) {
