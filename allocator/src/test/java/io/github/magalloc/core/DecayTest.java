@@ -119,15 +119,21 @@ class DecayTest extends OneMagazineTest {
         assertThat(heldBytes()).isZero();
     }
 
+    /** A magazine of {@code memory} owned by the test thread, with ticks that only the test runs (decayTick). */
+    private static ThreadMagazine tickedByTheTest(MemoryPool memory) {
+        return new ThreadMagazine(memory.supply(), Thread.currentThread(),
+            m -> new MagazineDecay.OnSlowPaths(m, TimeUnit.HOURS.toMillis(1)));
+    }
+
     /**
-     * Protocol 3 (chunk retirement) where ticks mark the chunks: the release that empties a parked chunk that served in this period keeps
-     * it for its class's next refill (one per class), and a tick retires it once it stays unused for a whole period.
-     * So a class whose level swings by a chunk does not retire a chunk and take one from the pool at every swing.
+     * Protocol 3 (chunk retirement) where ticks mark the chunks: the release that empties a parked chunk that served
+     * in this period keeps it for its class's next refill (one per class), and a tick retires it once it stays unused
+     * for a whole period. So a class whose level swings by a chunk does not retire a chunk and take one from the pool
+     * at every swing.
      */
     @Test
     void aParkedChunkEmptiedInThePeriodItServedIsKeptUntilTheSecondTickOnePerClass() {
-        ThreadMagazine ticking = new ThreadMagazine(pool.supply(), Thread.currentThread(),
-            m -> new MagazineDecay.OnSlowPaths(m, TimeUnit.HOURS.toMillis(1))); // the test runs every tick itself
+        ThreadMagazine ticking = tickedByTheTest(pool);
         try {
             List<MagByteBuf> buffers = new ArrayList<>();
             for (int i = 0; i < 3 * segments; i++) {
@@ -150,19 +156,18 @@ class DecayTest extends OneMagazineTest {
     }
 
     /**
-     * Protocol 6 (large chunks) where large slabs go to the system and ticks mark the chunks: the release that empties large chunks
-     * beyond the spare allowance gives back only those that served no allocation since the last tick; those that
-     * served in this period stay as spares until a tick finds them unused for a whole period. So a level of large
-     * buffers that swings within a period takes no new slab at each swing, and a burst's chunks still go back within
-     * two periods. Where slabs go to the reuse pool, the chunks beyond the allowance go as they empty. Direct memory,
-     * which goes to the system where Netty frees it at once (checked by DirectMemoryReleaseTest). The releases run on
-     * another thread, so that none is kept as the owner's released run.
+     * Protocol 6 (large chunks) where large slabs go to the system and ticks mark the chunks: the release that empties
+     * large chunks beyond the spare allowance gives back only those that served no allocation since the last tick;
+     * those that served in this period stay as spares until a tick finds them unused for a whole period. So a level
+     * of large buffers that swings within a period takes no new slab at each swing, and a burst's chunks still go back
+     * within two periods. Where slabs go to the reuse pool, the chunks beyond the allowance go as they empty. Direct
+     * memory, which goes to the system where Netty frees it at once (checked by DirectMemoryReleaseTest). The releases
+     * run on another thread, so that none is kept as the owner's released run.
      */
     @Test
     void emptiedLargeChunksThatServedInThePeriodWaitForATickWhereSlabsGoToTheSystem() throws Exception {
         MemoryPool direct = TestAccess.pool(MagazineByteBufAllocator.builder().reuseBudgetBytes(0).build(), true);
-        ThreadMagazine ticking = new ThreadMagazine(direct.supply(), Thread.currentThread(),
-            m -> new MagazineDecay.OnSlowPaths(m, TimeUnit.HOURS.toMillis(1))); // the test runs every tick itself
+        ThreadMagazine ticking = tickedByTheTest(direct);
         boolean keeps = direct.supply().largeSlabReturn() == LargeSlabReturn.TO_SYSTEM;
         assertThat(keeps).isEqualTo(DirectMemoryRelease.HERE == DirectMemoryRelease.AT_ONCE);
         try {
@@ -171,22 +176,23 @@ class DecayTest extends OneMagazineTest {
             assertThat(chunks).as("the burst's chunks").isGreaterThan(2);
             releaseOnAnotherThread(burst);
             ticking.releaseLargeSparesIfEmptied();
-            if (!keeps) {
-                assertThat(direct.metrics().largeChunks()).as("to the reuse pool: one spare kept").isEqualTo(1);
-                return;
-            }
-            assertThat(direct.metrics().largeChunks()).as("they served in this period: all kept").isEqualTo(chunks);
-            assertThat(ticking.decayTick()).as("the first tick only marks them").isTrue();
-            assertThat(direct.metrics().largeChunks()).isEqualTo(chunks);
-            assertThat(ticking.decayTick()).as("unused for a whole period: all go back").isFalse();
-            assertThat(direct.metrics().largeChunks()).isZero();
+            if (keeps) {
+                assertThat(direct.metrics().largeChunks()).as("they served in this period: all kept")
+                    .isEqualTo(chunks);
+                assertThat(ticking.decayTick()).as("the first tick only marks them").isTrue();
+                assertThat(direct.metrics().largeChunks()).isEqualTo(chunks);
+                assertThat(ticking.decayTick()).as("unused for a whole period: all go back").isFalse();
+                assertThat(direct.metrics().largeChunks()).isZero();
 
-            burst = largeBurst(ticking);
-            ticking.decayTick(); // marks the chunks, in use
-            releaseOnAnotherThread(burst);
-            ticking.releaseLargeSparesIfEmptied();
-            assertThat(direct.metrics().largeChunks()).as("they served nothing since the tick: one spare kept")
-                .isEqualTo(1);
+                burst = largeBurst(ticking);
+                ticking.decayTick(); // marks the chunks, in use
+                releaseOnAnotherThread(burst);
+                ticking.releaseLargeSparesIfEmptied();
+                assertThat(direct.metrics().largeChunks()).as("they served nothing since the tick: one spare kept")
+                    .isEqualTo(1);
+            } else {
+                assertThat(direct.metrics().largeChunks()).as("to the reuse pool: one spare kept").isEqualTo(1);
+            }
         } finally {
             ticking.releaseThreadResources();
         }
