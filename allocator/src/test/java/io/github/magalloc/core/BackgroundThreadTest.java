@@ -52,10 +52,15 @@ class BackgroundThreadTest {
         BackgroundThread background = new BackgroundThread("test-background", DaemonThreads::start);
         StringBuffer order = new StringBuffer();
         CountDownLatch done = new CountDownLatch(3);
-        long base = System.nanoTime(); // one time base: a pause between the calls cannot reorder the due times
+        // A gate task holds the thread until all three are queued: without it, a pause of this thread longer than
+        // c's delay lets c fall due and run before a is even queued ("cab"), which is right, but not what is tested.
+        CountDownLatch allQueued = new CountDownLatch(1);
+        long base = System.nanoTime();
+        background.scheduleAt(() -> awaitGate(allQueued), base);
         background.scheduleAt(() -> { order.append('c'); done.countDown(); }, base + TimeUnit.MILLISECONDS.toNanos(60));
-        background.scheduleAt(() -> { order.append('a'); done.countDown(); }, base);
+        background.scheduleAt(() -> { order.append('a'); done.countDown(); }, base + 1);
         background.scheduleAt(() -> { order.append('b'); done.countDown(); }, base + TimeUnit.MILLISECONDS.toNanos(30));
+        allQueued.countDown();
         assertThat(done.await(10, TimeUnit.SECONDS)).isTrue();
         assertThat(order).hasToString("abc");
 
@@ -68,6 +73,31 @@ class BackgroundThreadTest {
         CountDownLatch again = new CountDownLatch(1);
         background.schedule(again::countDown, 0);
         assertThat(again.await(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void aTaskQueuedWhileTheThreadWaitsForALaterOneWakesItAndRunsFirst() throws Exception {
+        BackgroundThread background = new BackgroundThread("test-background", DaemonThreads::start);
+        AtomicInteger lateRuns = new AtomicInteger();
+        background.schedule(lateRuns::incrementAndGet, TimeUnit.HOURS.toMillis(1));
+        CountDownLatch started = new CountDownLatch(1);
+        background.schedule(started::countDown, 0);
+        assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+        // The thread now waits for the task due in an hour; the next one, due now, must wake it.
+        CountDownLatch early = new CountDownLatch(1);
+        background.schedule(early::countDown, 0);
+        assertThat(early.await(10, TimeUnit.SECONDS)).as("a task due now waits for one due later").isTrue();
+        assertThat(lateRuns).hasValue(0);
+        assertThat(background.queued()).isEqualTo(1);
+    }
+
+    private static void awaitGate(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     @Test
