@@ -56,7 +56,7 @@ class BackgroundThreadTest {
         // c's delay lets c fall due and run before a is even queued ("cab"), which is right, but not what is tested.
         CountDownLatch allQueued = new CountDownLatch(1);
         long base = System.nanoTime();
-        background.scheduleAt(() -> awaitGate(allQueued), base);
+        background.scheduleAt(() -> awaitQuietly(allQueued), base);
         background.scheduleAt(() -> { order.append('c'); done.countDown(); }, base + TimeUnit.MILLISECONDS.toNanos(60));
         background.scheduleAt(() -> { order.append('a'); done.countDown(); }, base + 1);
         background.scheduleAt(() -> { order.append('b'); done.countDown(); }, base + TimeUnit.MILLISECONDS.toNanos(30));
@@ -89,15 +89,6 @@ class BackgroundThreadTest {
         assertThat(early.await(10, TimeUnit.SECONDS)).as("a task due now waits for one due later").isTrue();
         assertThat(lateRuns).hasValue(0);
         assertThat(background.queued()).isEqualTo(1);
-    }
-
-    private static void awaitGate(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 
     @Test
