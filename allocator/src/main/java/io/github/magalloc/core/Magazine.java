@@ -476,17 +476,6 @@ abstract class Magazine extends MagazineOwnerIdPad {
         }
     }
 
-    /** Owner: size-classed allocations so far, those the current chunks still count included. */
-    final long allocationCount() {
-        long count = requests.allocations();
-        for (SizeClassChunk chunk : current) {
-            if (chunk != null) {
-                count += chunk.allocations;
-            }
-        }
-        return count;
-    }
-
     /** Owner: parks every current chunk, so that the release of its last buffer retires it. */
     final void parkCurrentChunks() {
         for (int sizeClass = 0; sizeClass < SizeClasses.COUNT; sizeClass++) {

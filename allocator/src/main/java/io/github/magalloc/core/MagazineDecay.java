@@ -57,31 +57,12 @@ abstract class MagazineDecay {
     abstract void askLoopForOwnerWork();
 
     /**
-     * Owner: whether a tick will run while the owner allocates nothing (ticks are scheduled on its event loop), which
-     * can then unpin the magazine. False before the first chunk and after the ticks stop: a magazine that only
-     * allocates huge buffers never has one, and its thread must not hold it strongly.
-     */
-    abstract boolean runsWhenIdle();
-
-    /**
-     * Owner: whether no tick can ever again run while the owner allocates nothing; once true, stays true. False on an
-     * event loop until its executor refuses a task: before the first chunk its ticks are only not scheduled yet.
-     */
-    abstract boolean neverRunsWhenIdle();
-
-    /**
      * The magazine a decay ticks for (a {@link ThreadMagazine}): every call but {@link #requestOwnerWork} comes from
      * its owner thread, on a slow path or a task of its event loop.
      */
     interface Target {
         /** One tick of the magazine's lists; returns whether it still holds chunks (else ticks may stop). */
         boolean decayTick();
-
-        /** Whether the period the last tick closed saw no allocation. */
-        boolean wasIdleLastPeriod();
-
-        /** Its thread's link to it becomes weak, until the next allocation (protocol 8 (dropped allocators)). */
-        void unpinFromThread();
 
         /** Whether the calling thread owns it and it has not ended. */
         boolean isOwnedByCurrentThread();
@@ -108,16 +89,6 @@ abstract class MagazineDecay {
 
         @Override
         void askLoopForOwnerWork() {
-        }
-
-        @Override
-        boolean runsWhenIdle() {
-            return false;
-        }
-
-        @Override
-        boolean neverRunsWhenIdle() {
-            return true;
         }
 
         @Override
@@ -199,17 +170,6 @@ abstract class MagazineDecay {
         /** Nothing to ask: the owner looks at its next refill or large allocation, a slow path. */
         @Override
         void askLoopForOwnerWork() {
-        }
-
-        /** An idle owner reaches no slow path: no tick runs while it allocates nothing. */
-        @Override
-        boolean runsWhenIdle() {
-            return false;
-        }
-
-        @Override
-        boolean neverRunsWhenIdle() {
-            return true;
         }
 
         @Override
@@ -327,18 +287,6 @@ abstract class MagazineDecay {
             return lvExecutorRefused();
         }
 
-        /** While ticks are scheduled and the executor takes tasks. */
-        @Override
-        boolean runsWhenIdle() {
-            return ticks != null && !lvExecutorRefused();
-        }
-
-        /** A refusal is never taken back: nothing is asked of the executor again. */
-        @Override
-        boolean neverRunsWhenIdle() {
-            return lvExecutorRefused();
-        }
-
         @Override
         void askLoopForOwnerWork() {
             if (lvExecutorRefused() || lvOwnerWorkQueued() != 0 || !casOwnerWorkQueued(0, 1)) {
@@ -353,22 +301,13 @@ abstract class MagazineDecay {
             }
         }
 
-        /**
-         * Owner, on the loop: one tick; stops the ticks when the magazine holds nothing or is not this thread's. A tick
-         * that finds the magazine holding nothing, or idle for the whole period, unpins it from its thread (the
-         * thread's link becomes weak until the next allocation): so the magazine of an allocator nobody references any
-         * more, which allocates nothing, is collectable a tick or two later, whatever it holds.
-         */
+        /** Owner, on the loop: one tick; stops the ticks when the magazine holds nothing or is not this thread's. */
         private void tick() {
             if (!magazine.isOwnedByCurrentThread()) {
                 stopLoopTicks();
                 return;
             }
-            boolean holdsChunks = magazine.decayTick();
-            if (!holdsChunks || magazine.wasIdleLastPeriod()) {
-                magazine.unpinFromThread();
-            }
-            if (!holdsChunks) {
+            if (!magazine.decayTick()) {
                 stopLoopTicks();
             }
         }

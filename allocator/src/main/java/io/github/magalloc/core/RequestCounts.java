@@ -30,15 +30,6 @@ final class RequestCounts {
         counts[at + 1] += requestedBytes;
     }
 
-    /** Owner: allocations counted here, all classes. */
-    long allocations() {
-        long sum = 0;
-        for (int i = 0; i < counts.length; i += 2) {
-            sum += counts[i];
-        }
-        return sum;
-    }
-
     /** Any thread: adds these counts to {@code totals} (plain reads: a snapshot). */
     void addTo(long[] totals) {
         for (int i = 0; i < totals.length; i++) {

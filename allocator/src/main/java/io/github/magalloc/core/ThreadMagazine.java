@@ -49,18 +49,10 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
     /** How the living owner gives back: at once. */
     private final GiveBack atOnce;
     /**
-     * The thread's weak link to this magazine while an idle tick may come to weaken a strong link again
-     * ({@link ThreadMagazines}), made once.
+     * What its thread's slot holds: a weak link, so that a thread keeps nothing of a dropped allocator
+     * ({@link ThreadMagazines}).
      */
-    final WeakReference<ThreadMagazine> weakLink = new WeakReference<>(this);
-    /** The thread's weak link once {@link #linkStaysWeak()}, made once. */
-    final LastingWeakLink lastingWeakLink = new LastingWeakLink(this);
-    /** Owner only: large allocations so far; with the size-classed ones, tells an idle period from a busy one. */
-    private long largeAllocations;
-    /** Owner only: allocations counted at the last decay tick. */
-    private long allocationsAtLastTick;
-    /** Owner only: whether the period that the last tick closed saw no allocation. */
-    private boolean idleLastPeriod;
+    final WeakReference<ThreadMagazine> threadLink = new WeakReference<>(this);
     /**
      * This magazine's hand-over once the thread ended, else null. Written by {@link #end} before its volatile store
      * of {@link #NO_OWNER_THREAD}, read only after a volatile read of that value: so a reader sees it set.
@@ -184,7 +176,6 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
             decay.onSlowPath();
         }
         releaseLargeSparesIfEmptied();
-        largeAllocations++;
         MagByteBuf buf = objects.take();
         int runBytes = large.noteRequest(initialCapacity);
         if (!releasedRuns.take(buf, runBytes, initialCapacity, maxCapacity)) {
@@ -225,9 +216,6 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
      */
     @Override
     public boolean decayTick() {
-        long allocations = allocationCount() + largeAllocations;
-        idleLastPeriod = allocations == allocationsAtLastTick;
-        allocationsAtLastTick = allocations;
         doRequestedWork();
         releasedRuns.giveBackAll();
         releaseLargeSparesIfEmptied();
@@ -257,36 +245,6 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
     /** Owner: which object its allocations hand out now. */
     ObjectReuse objectReuse() {
         return objectReuse;
-    }
-
-    /** Owner: whether the period the last decay tick closed saw no allocation from this magazine. */
-    @Override
-    public boolean wasIdleLastPeriod() {
-        return idleLastPeriod;
-    }
-
-    /**
-     * Whether this magazine's decay runs on its own while the thread allocates nothing (its event loop's ticks), and so
-     * can let go of the thread's strong link when it is idle ({@link ThreadMagazines}).
-     */
-    boolean decayRunsWhenIdle() {
-        return decay.runsWhenIdle();
-    }
-
-    /**
-     * Whether the decay can never again run while the thread allocates nothing (none at all, ticks on the owner's slow
-     * paths, or an executor that refused them): the thread's link can then stay weak for good. Once true, stays true.
-     */
-    boolean linkStaysWeak() {
-        return decay.neverRunsWhenIdle();
-    }
-
-    /** Owner: its thread's link to it becomes weak, so that a dropped allocator's magazine can be collected. */
-    @Override
-    public void unpinFromThread() {
-        if (registry != null) {
-            registry.linkWeakly(this);
-        }
     }
 
     /**
@@ -337,8 +295,7 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
     /**
      * Cold. Clears the request before it looks at the reasons, so that a reason written after the look sets it again.
      * A trim or a give-back on a shortage: unused large chunks and free chunks go back, and the shortage's round is
-     * answered. An executor that refused: the owner takes the ticks over on its slow paths, and its thread's link
-     * becomes weak (no idle tick will weaken it).
+     * answered. An executor that refused: the owner takes the ticks over on its slow paths.
      */
     private void doRequestedWorkNow() {
         ownerRequests.clear();
@@ -351,7 +308,6 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         }
         if (!ticksOnSlowPaths && decay.ticksOnSlowPaths()) {
             ticksOnSlowPaths = true;
-            unpinFromThread();
         }
     }
 
@@ -559,14 +515,8 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         largeChunkEmptied = emptied;
     }
 
-    /**
-     * Who links magazines to their threads ({@link ThreadMagazines}): it weakens a magazine's link when an idle tick
-     * asks, and ends the magazine when its thread's link is removed.
-     */
+    /** Who links magazines to their threads ({@link ThreadMagazines}): it ends a magazine when its thread's link is removed. */
     interface Registry {
-        /** Owner: the calling thread's link to {@code magazine}, its own, becomes weak. */
-        void linkWeakly(ThreadMagazine magazine);
-
         /** Ends {@code magazine} if this call is the one that takes it out of the live set; returns whether it was. */
         boolean end(ThreadMagazine magazine);
     }

@@ -8,40 +8,35 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Which threads have a magazine of their own, and the end of each: the thread-local lookup itself (an array index on
- * a {@link FastThreadLocalThread}) and the set of live thread magazines. A thread gets one at its first allocation
- * if it is a {@code FastThreadLocalThread} that cleans up its thread locals (Netty's event loops), if it opted in
- * ({@link #attachCurrentThread}), or if every platform thread gets one; other threads, virtual threads always, use
- * the {@link Stripes}.
+ * Which threads have a magazine of their own, and the end of each: the lookup itself and the set of live thread
+ * magazines. A thread gets one at its first allocation if it is a {@link FastThreadLocalThread} that cleans up its
+ * thread locals (Netty's event loops), if it opted in ({@link #attachCurrentThread}), or if every platform thread gets
+ * one; other threads, virtual threads always, use the {@link Stripes}.
+ *
+ * <p>An allocation looks first in the {@link ThreadMagazineTable}, by the thread's id; a thread whose entry holds none
+ * of its magazine looks in its own slot, a {@code FastThreadLocal} (an array index on a {@code FastThreadLocalThread}),
+ * and takes the entry if it is free.
  *
  * <p>A magazine ends exactly once ({@link #end}): when its thread exits ({@link MagazineSlot#onRemoval}, which Netty
  * runs on the exiting thread), detaches, or is found dead by {@link #reapDeadThreadMagazines} (a new thread magazine
  * and {@code trim()} look). The live set decides who ends it: only the caller that removes it from the set.
  *
- * <p><b>No thread keeps a pool.</b> A thread's entry lives as long as the thread (Netty never frees a thread-local's
- * index), and the thread-local object every thread keeps in its removal set is static and field-free. The entry holds
- * one of three links ({@link #linkFor}):
- * <pre>
- *   the magazine itself        while its event loop's decay ticks are scheduled: an idle tick can weaken it
- *   its weakLink               while no tick is scheduled yet (no chunk taken, as on a loop that only allocates huge
- *                              buffers) or a tick weakened it: the next allocation looks whether to strengthen it
- *   its lastingWeakLink        once no tick can ever run while the thread is idle (no event loop, ticks refused or
- *                              on the owner's slow paths, as on a benchmark harness's threads): weak for good
- * </pre>
- * A tick that finds the magazine idle for a whole period, or holding nothing, makes a strong link weak, and the next
- * allocation makes it strong again ({@link #current}'s slow path) if ticks are scheduled. The live set is the one
- * other strong holder. So an allocator nobody references any more, whose magazines allocate nothing, is collected
- * with everything it holds a tick or two later, while the threads that used it run on; each thread keeps a cleared
- * weak reference and an index slot of it (a few dozen bytes): protocol 8 (dropped allocators). The fast path pays a
- * type check for a strong link, and two type checks and a {@code Reference.get()} for a lasting weak one.
+ * <p><b>No thread keeps a pool.</b> A thread's slot lives as long as the thread (Netty never frees a thread-local's
+ * index) and holds only its magazine's {@link ThreadMagazine#threadLink}, a weak reference; the thread-local object every
+ * thread keeps in its removal set is static and field-free. The pool holds its magazines strongly (the live set, the
+ * table). So an allocator nobody references any more is collected with everything it holds while the threads that used
+ * it run on, idle or not: each thread keeps a cleared weak reference and an index slot of it (a few dozen bytes):
+ * protocol 8 (dropped allocators).
  */
 final class ThreadMagazines implements ThreadMagazine.Registry {
     private final ChunkSupply supply;
     private final boolean forAllThreads;
-    /** Each thread's link to its magazine: the magazine itself, or its {@link ThreadMagazine#weakLink}. */
+    /** Each thread's link to its magazine: its {@link ThreadMagazine#threadLink}. */
     private final MagazineSlot slot = new MagazineSlot();
     /** Thread magazines alive, strongly: lets trim() reach them and dead threads' magazines be ended. */
     private final Set<ThreadMagazine> live = ConcurrentHashMap.newKeySet();
+    /** The live thread magazines by owner id: the first look of an allocation. */
+    private final ThreadMagazineTable table;
     /**
      * True once any thread that is not a {@code FastThreadLocalThread} may have a magazine of its own. Read on every
      * plain-thread allocation, written once.
@@ -49,57 +44,42 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
     private volatile boolean plainThreadMagazines;
 
     ThreadMagazines(ChunkSupply supply, boolean forAllThreads) {
+        this(supply, forAllThreads, ThreadMagazineTable.DEFAULT_SIZE);
+    }
+
+    /** As above, with a table of {@code tableSize} entries (tests share entries between threads). */
+    ThreadMagazines(ChunkSupply supply, boolean forAllThreads, int tableSize) {
         this.supply = supply;
         this.forAllThreads = forAllThreads;
         this.plainThreadMagazines = forAllThreads;
+        this.table = new ThreadMagazineTable(tableSize);
     }
 
     /** The calling thread's own magazine, or null if it uses the stripes. */
     ThreadMagazine current() {
+        Thread thread = Thread.currentThread();
+        long threadId = thread.getId();
+        ThreadMagazine magazine = table.lookup(threadId);
+        return magazine != null ? magazine : currentFromSlot(thread);
+    }
+
+    /**
+     * The calling thread's magazine found through its slot, as its table entry holds none of it (its first allocation,
+     * an entry another thread holds, a thread without a magazine), put in the table if its entry is free; else a new
+     * magazine if the thread gets one, else null.
+     */
+    private ThreadMagazine currentFromSlot(Thread thread) {
         // A plain thread's thread-local lookup is a ThreadLocal search: skip it unless some plain thread may have a
         // magazine. A stale read is harmless: a thread that attached itself set the flag before its own lookup.
-        Thread thread = Thread.currentThread();
         if (!(thread instanceof FastThreadLocalThread) && (!lvPlainThreadMagazines() || isVirtual(thread))) {
             return null;
         }
-        Object link = slot.getIfExists();
-        if (link instanceof ThreadMagazine) {
-            return (ThreadMagazine) link;
-        }
-        // A lasting weak link needs no look at the decay: nothing will ever make it strong again.
-        ThreadMagazine magazine = link instanceof LastingWeakLink ? ((LastingWeakLink) link).get() : null;
-        return magazine != null ? magazine : currentLinkedWeakly(link);
-    }
-
-    /**
-     * Cold: the thread's link is a weak link that may change, or is cleared or missing: its magazine, linked as
-     * {@link #linkFor} says now (strongly again if an idle tick will weaken it, as the allocation that follows makes it
-     * busy); else a new magazine if the thread gets one.
-     */
-    private ThreadMagazine currentLinkedWeakly(Object link) {
-        ThreadMagazine magazine = linkedMagazine(link);
+        ThreadMagazine magazine = linkedMagazine(slot.getIfExists());
         if (magazine == null) {
             return newMagazineIfEligible();
         }
-        Object wanted = linkFor(magazine);
-        if (wanted != link) {
-            slot.set(wanted);
-        }
+        table.offer(magazine);
         return magazine;
-    }
-
-    /**
-     * Owner: how its thread links {@code magazine} after an allocation: strongly if an idle tick will weaken the link,
-     * weakly for good if no tick can ever run while the thread is idle, else weakly until the next allocation looks.
-     */
-    private static Object linkFor(ThreadMagazine magazine) {
-        return magazine.decayRunsWhenIdle() ? magazine
-            : magazine.linkStaysWeak() ? magazine.lastingWeakLink : magazine.weakLink;
-    }
-
-    /** Owner: how its thread links {@code magazine} when it is idle or its ticks stopped: weakly. */
-    private static Object weakLinkFor(ThreadMagazine magazine) {
-        return magazine.linkStaysWeak() ? magazine.lastingWeakLink : magazine.weakLink;
     }
 
     /**
@@ -127,7 +107,8 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
         ThreadMagazine magazine = new ThreadMagazine(supply, Thread.currentThread());
         magazine.registry = this;
         live.add(magazine);
-        slot.set(linkFor(magazine));
+        slot.set(magazine.threadLink);
+        table.offer(magazine);
         supply.context.events.magazineCreated(live.size());
         return magazine;
     }
@@ -147,30 +128,18 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
         }
     }
 
-    /**
-     * Owner: an idle tick, or ticks that moved to the owner's slow paths. The link is weak already if no tick was ever
-     * scheduled; it becomes lasting if no tick can run again while the thread is idle.
-     */
-    @Override
-    public void linkWeakly(ThreadMagazine magazine) {
-        Object link = slot.getIfExists();
-        if (linkedMagazine(link) == magazine) {
-            Object weak = weakLinkFor(magazine);
-            if (weak != link) {
-                slot.set(weak);
-            }
-        }
+    /** The magazine a slot's link refers to, or null (no link, or the pool was collected). */
+    private static ThreadMagazine linkedMagazine(WeakReference<ThreadMagazine> link) {
+        return link == null ? null : link.get();
     }
 
-    /** The magazine a slot's value links to, strongly or weakly, or null. */
-    @SuppressWarnings("unchecked") // the slot holds a magazine or its weak link
-    private static ThreadMagazine linkedMagazine(Object link) {
-        return link instanceof ThreadMagazine ? (ThreadMagazine) link
-            : link == null ? null : ((WeakReference<ThreadMagazine>) link).get();
+    /** Whether the table holds {@code magazine}; tests read it. */
+    boolean tableHolds(ThreadMagazine magazine) {
+        return table.holds(magazine);
     }
 
     /** The calling thread's link to its magazine as its slot holds it now, or null; tests read it. */
-    Object currentLink() {
+    WeakReference<ThreadMagazine> currentLink() {
         return slot.getIfExists();
     }
 
@@ -183,6 +152,7 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
     public boolean end(ThreadMagazine magazine) {
         if (live.remove(magazine)) {
             magazine.end();
+            table.remove(magazine);
             // The owner allocates no more (it ended the magazine itself, or it is dead), so its counts are final.
             supply.context.metrics.addEndedRequests(magazine.requests);
             return true;
@@ -274,9 +244,9 @@ final class ThreadMagazines implements ThreadMagazine.Registry {
      * for its whole life, so it must reach nothing of the pool. Its removal (the thread exits, or detaches) ends the
      * magazine if it is still there.
      */
-    private static final class MagazineSlot extends FastThreadLocal<Object> {
+    private static final class MagazineSlot extends FastThreadLocal<WeakReference<ThreadMagazine>> {
         @Override
-        protected void onRemoval(Object link) {
+        protected void onRemoval(WeakReference<ThreadMagazine> link) {
             ThreadMagazine magazine = linkedMagazine(link);
             if (magazine != null && magazine.registry != null) {
                 magazine.registry.end(magazine);

@@ -7,6 +7,7 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.EventExecutor;
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -15,11 +16,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which link a thread keeps to its magazine (protocol 8 (dropped allocators)): the magazine itself while its event
- * loop's ticks are scheduled; a weak link that the next allocation looks at while no tick is scheduled yet; a lasting
- * weak link, which the fast path follows without looking at the decay, once no tick can ever run while the thread is
- * idle (a harness executor refused the ticks, or a loop refused a task). A planted bug that keeps the weak link that
- * may change fails the first and last test.
+ * How a thread reaches its magazine (protocol 8 (dropped allocators)): its slot holds the magazine's weak
+ * {@code threadLink} on every kind of thread (a harness thread whose executor refuses the ticks, an event loop, a loop
+ * that refused a task), whatever the decay does, and the pool's table holds the magazine for the allocation's first
+ * look. The slot's type admits no strong link; the dropped-allocator tests show that such a thread keeps nothing.
  */
 class ThreadLinksTest {
     private static final int SMALL = 256;
@@ -32,15 +32,13 @@ class ThreadLinksTest {
     private final ThreadMagazines threads = TestAccess.pool(alloc, true).threads();
 
     @Test
-    void aHarnessThreadLinksItsMagazineWeaklyForGoodFromItsFirstChunk() throws Exception {
+    void aHarnessThreadLinksItsMagazineWeaklyAndFindsItInTheTable() throws Exception {
         ExecutorService harness = RefusingExecutor.harnessThread("harness-link");
         try {
-            Object first = on(harness, () -> afterAllocating(SMALL));
-            Object later = on(harness, () -> afterAllocating(SMALL));
-            assertThat(first).as("link after the first chunk (its ticks were refused)").isInstanceOf(
-                LastingWeakLink.class);
-            assertThat(later).as("the same link later").isSameAs(first);
-            assertThat(((LastingWeakLink) later).get()).as("the thread's magazine").isNotNull();
+            Link first = on(harness, () -> afterAllocating(SMALL));
+            Link later = on(harness, () -> afterAllocating(SMALL));
+            first.assertWeakAndInTable("harness thread, first chunk");
+            assertThat(later.link).as("the same link later").isSameAs(first.link);
         } finally {
             harness.shutdownNow();
             assertThat(harness.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
@@ -48,14 +46,14 @@ class ThreadLinksTest {
     }
 
     @Test
-    void anEventLoopLinksWeaklyUntilTicksAreScheduledThenStrongly() throws Exception {
+    void anEventLoopLinksWeaklyBeforeAndAfterItsTicksAreScheduled() throws Exception {
         EventExecutor loop = new DefaultEventExecutor();
         try {
-            Object hugeOnly = on(loop, () -> afterAllocating(HUGE));
-            assertThat(hugeOnly).as("link with no chunk taken: may become strong").isNotInstanceOf(
-                LastingWeakLink.class).isNotInstanceOf(ThreadMagazine.class).isNotNull();
-            Object withChunk = on(loop, () -> afterAllocating(SMALL));
-            assertThat(withChunk).as("link once ticks are scheduled").isInstanceOf(ThreadMagazine.class);
+            Link hugeOnly = on(loop, () -> afterAllocating(HUGE));
+            hugeOnly.assertWeakAndInTable("event loop, no chunk taken");
+            Link withChunk = on(loop, () -> afterAllocating(SMALL));
+            withChunk.assertWeakAndInTable("event loop, ticks scheduled");
+            assertThat(withChunk.link).as("the same link").isSameAs(hugeOnly.link);
         } finally {
             loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
         }
@@ -63,14 +61,14 @@ class ThreadLinksTest {
 
     /**
      * A loop whose magazine's ticks ran, then refused a task (a release on another thread emptied a large chunk): the
-     * owner takes the ticks over at its next large allocation, and its link becomes lasting.
+     * owner takes the ticks over at its next large allocation; its link stays what it was.
      */
     @Test
-    void aLoopThatRefusedATaskLinksWeaklyForGood() throws Exception {
+    void aLoopThatRefusedATaskKeepsItsWeakLink() throws Exception {
         RefusingLoop loop = new RefusingLoop("refusing-link");
         try {
-            assertThat(on(loop, () -> afterAllocating(SMALL))).as("link while ticks are scheduled").isInstanceOf(
-                ThreadMagazine.class);
+            Link before = on(loop, () -> afterAllocating(SMALL));
+            before.assertWeakAndInTable("loop while ticks are scheduled");
             ByteBuf large = on(loop, () -> alloc.directBuffer(LARGE));
             loop.refusing = true;
             try {
@@ -79,20 +77,40 @@ class ThreadLinksTest {
                 loop.refusing = false;
             }
             assertThat(loop.refused()).as("tasks the loop refused").isEqualTo(1);
-            assertThat(on(loop, () -> afterAllocating(LARGE))).as("link once the ticks moved to the slow paths")
-                .isInstanceOf(LastingWeakLink.class);
-            assertThat(on(loop, () -> afterAllocating(SMALL))).as("link after a small allocation").isInstanceOf(
-                LastingWeakLink.class);
+            Link after = on(loop, () -> afterAllocating(LARGE));
+            after.assertWeakAndInTable("loop once the ticks moved to the slow paths");
+            assertThat(after.link).as("the same link").isSameAs(before.link);
         } finally {
             loop.shutdownGracefully(0, 0, TimeUnit.SECONDS).sync();
         }
     }
 
-    /** Allocates and releases one buffer twice (the second allocation reads the link the first left), then the link. */
-    private Object afterAllocating(int size) {
+    /** Allocates and releases one buffer twice (the second allocation finds the magazine the first made). */
+    private Link afterAllocating(int size) {
         alloc.directBuffer(size).release();
         alloc.directBuffer(size).release();
-        return threads.currentLink();
+        return new Link(threads.currentLink(), threads.current(), Thread.currentThread().getId());
+    }
+
+    /** What a thread saw: its slot's link, the magazine an allocation finds, and its id. */
+    private final class Link {
+        final WeakReference<ThreadMagazine> link;
+        final ThreadMagazine current;
+        final long threadId;
+
+        Link(WeakReference<ThreadMagazine> link, ThreadMagazine current, long threadId) {
+            this.link = link;
+            this.current = current;
+            this.threadId = threadId;
+        }
+
+        void assertWeakAndInTable(String where) {
+            assertThat(current).as(where + ": the thread's magazine").isNotNull();
+            assertThat(current.lvOwnerThreadId()).as(where + ": its owner").isEqualTo(threadId);
+            assertThat(link).as(where + ": the slot's link").isSameAs(current.threadLink);
+            assertThat(link.get()).as(where + ": what the link refers to").isSameAs(current);
+            assertThat(threads.tableHolds(current)).as(where + ": in the table").isTrue();
+        }
     }
 
     private static <T> T on(ExecutorService executor, Callable<T> work) throws Exception {

@@ -27,15 +27,6 @@ final class TickCountingTarget implements MagazineDecay.Target {
     }
 
     @Override
-    public boolean wasIdleLastPeriod() {
-        return false;
-    }
-
-    @Override
-    public void unpinFromThread() {
-    }
-
-    @Override
     public boolean isOwnedByCurrentThread() {
         return true;
     }

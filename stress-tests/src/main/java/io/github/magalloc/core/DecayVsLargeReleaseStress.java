@@ -48,16 +48,6 @@ public class DecayVsLargeReleaseStress {
         }
 
         @Override
-        boolean runsWhenIdle() {
-            return false;
-        }
-
-        @Override
-        boolean neverRunsWhenIdle() {
-            return false;
-        }
-
-        @Override
         boolean ticksOnSlowPaths() {
             return false;
         }
