@@ -5,10 +5,10 @@ import java.lang.invoke.VarHandle;
 
 /**
  * A pool's thread magazines found by their owner thread's id: an allocation's first look ({@link ThreadMagazines}).
- * The thread's own slot, a {@code FastThreadLocal}, is reached through the thread's map and its array, and on threads
- * that may idle without a decay tick through a weak reference too; this table is a field of the pool the caller holds,
- * indexed by the id, so the magazine comes one or two dependent loads sooner, the same on every kind of thread. It
- * holds only what the pool's set of live thread magazines holds already, so no thread keeps anything alive through it.
+ * The thread's own slot, a {@code FastThreadLocal}, is reached through the thread's map and its array and holds a weak
+ * reference (protocol 8 (dropped allocators)); this table is reached from the pool the caller holds and indexed by the
+ * id, so the magazine comes one dependent load sooner, the same way on every kind of thread. It holds only what the
+ * pool's set of live thread magazines holds already, so no thread keeps anything alive through it.
  *
  * <p>An entry is a hint, checked before it is used:
  * <pre>
