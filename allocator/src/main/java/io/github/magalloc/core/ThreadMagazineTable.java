@@ -21,7 +21,7 @@ import java.lang.invoke.VarHandle;
  * thread of the same index finds its magazine through its slot (as the first did before it had the entry), so two
  * threads never take the line from each other on every allocation.
  */
-final class ThreadMagazineTable {
+class ThreadMagazineTable {
     /** Entries: a thread of any of this many consecutive ids has one to itself. */
     static final int DEFAULT_SIZE = 256;
     private static final VarHandle ENTRIES = MethodHandles.arrayElementVarHandle(ThreadMagazine[].class);
