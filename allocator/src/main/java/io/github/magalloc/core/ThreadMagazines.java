@@ -16,9 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>An allocation looks first in the {@link ThreadMagazineTable}, by the thread's id; a thread whose entry holds none
  * of its magazine looks in its own slot, a {@code FastThreadLocal} (an array index on a {@code FastThreadLocalThread}),
  * and takes the entry if it is free. The table is this object's superclass, not a field of it, for one dependent load
- * less on every allocation: the entries array is two loads from the pool (this object, its array), as the id is two
- * from the running thread (its {@code Thread}, the id), and the two chains run side by side; a field would make the
- * pool's chain the longer by its own load.
+ * less on every allocation: the entries array is two loads from the pool (this object, its array), no more than the
+ * id takes from the running thread (its {@code Thread}, then the id), so the two chains run side by side; a field
+ * would make the pool's chain the longer by its own load.
  *
  * <p>A magazine ends exactly once ({@link #end}): when its thread exits ({@link MagazineSlot#onRemoval}, which Netty
  * runs on the exiting thread), detaches, or is found dead by {@link #reapDeadThreadMagazines} (a new thread magazine
