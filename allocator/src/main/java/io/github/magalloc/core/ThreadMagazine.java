@@ -515,7 +515,10 @@ final class ThreadMagazine extends Magazine implements MagazineDecay.Target {
         largeChunkEmptied = emptied;
     }
 
-    /** Who links magazines to their threads ({@link ThreadMagazines}): it ends a magazine when its thread's link is removed. */
+    /**
+     * Who links magazines to their threads ({@link ThreadMagazines}): it ends a magazine when its thread's link is
+     * removed.
+     */
     interface Registry {
         /** Ends {@code magazine} if this call is the one that takes it out of the live set; returns whether it was. */
         boolean end(ThreadMagazine magazine);

@@ -29,10 +29,6 @@ class ThreadMagazineTable {
     private final ThreadMagazine[] entries;
     private final int mask;
 
-    ThreadMagazineTable() {
-        this(DEFAULT_SIZE);
-    }
-
     /** A table of {@code size} entries, a power of two; tests make small ones so that threads share entries. */
     ThreadMagazineTable(int size) {
         if (Integer.bitCount(size) != 1) {
@@ -65,8 +61,8 @@ class ThreadMagazineTable {
     }
 
     /**
-     * Whoever ended {@code magazine}: its entry no longer holds it, before its owner, if alive, allocates again (and the
-     * pool drops it). A compare-and-set, as the entry may hold another thread's magazine.
+     * Whoever ended {@code magazine}: its entry no longer holds it, before its owner, if alive, allocates again (and
+     * the pool drops it). A compare-and-set, as the entry may hold another thread's magazine.
      */
     void remove(ThreadMagazine magazine) {
         ENTRIES.compareAndSet(entries, index(magazine.threadId), magazine, null);

@@ -25,10 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * and {@code trim()} look). The live set decides who ends it: only the caller that removes it from the set.
  *
  * <p><b>No thread keeps a pool.</b> A thread's slot lives as long as the thread (Netty never frees a thread-local's
- * index) and holds only its magazine's {@link ThreadMagazine#threadLink}, a weak reference; the thread-local object every
- * thread keeps in its removal set is static and field-free. The pool holds its magazines strongly (the live set, the
- * table). So an allocator nobody references any more is collected with everything it holds while the threads that used
- * it run on, idle or not: each thread keeps a cleared weak reference and an index slot of it (a few dozen bytes):
+ * index) and holds only its magazine's {@link ThreadMagazine#threadLink}, a weak reference; the thread-local object
+ * every thread keeps in its removal set is static and field-free. The pool holds its magazines strongly (the live set,
+ * the table). So an allocator nobody references any more is collected with everything it holds while the threads that
+ * used it run on, idle or not: each thread keeps a cleared weak reference and an index slot of it (a few dozen bytes):
  * protocol 8 (dropped allocators).
  */
 final class ThreadMagazines extends ThreadMagazineTable implements ThreadMagazine.Registry {
@@ -132,11 +132,6 @@ final class ThreadMagazines extends ThreadMagazineTable implements ThreadMagazin
     /** The magazine a slot's link refers to, or null (no link, or the pool was collected). */
     private static ThreadMagazine linkedMagazine(WeakReference<ThreadMagazine> link) {
         return link == null ? null : link.get();
-    }
-
-    /** Whether the table holds {@code magazine}; tests read it. */
-    boolean tableHolds(ThreadMagazine magazine) {
-        return holds(magazine);
     }
 
     /** The calling thread's link to its magazine as its slot holds it now, or null; tests read it. */

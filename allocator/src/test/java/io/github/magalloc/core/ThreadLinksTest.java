@@ -109,7 +109,7 @@ class ThreadLinksTest {
             assertThat(current.lvOwnerThreadId()).as(where + ": its owner").isEqualTo(threadId);
             assertThat(link).as(where + ": the slot's link").isSameAs(current.threadLink);
             assertThat(link.get()).as(where + ": what the link refers to").isSameAs(current);
-            assertThat(threads.tableHolds(current)).as(where + ": in the table").isTrue();
+            assertThat(threads.holds(current)).as(where + ": in the table").isTrue();
         }
     }
 

@@ -86,7 +86,7 @@ class ThreadMagazineTableTest {
             for (int i = 0; i < 20_000; i++) {
                 if (random.nextInt(400) == 0) {
                     threads.detachCurrentThread();
-                    if (mine != null && threads.tableHolds(mine)) {
+                    if (mine != null && threads.holds(mine)) {
                         failures.add(Thread.currentThread().getName() + " lookup " + i + ": ended, still in the table");
                     }
                     mine = null;
